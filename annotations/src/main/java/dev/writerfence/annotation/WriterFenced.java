@@ -1,0 +1,88 @@
+package dev.writerfence.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a method (or every public method of a type) as a writer of a shared bucket or volume: the
+ * method runs only while this process holds the lease on the named fence.
+ *
+ * <p>The annotation itself does nothing. One of the weaving modes puts the advice around the
+ * method: the AspectJ aspect ({@code writer-fence-aspectj}, compile-time or load-time weaving),
+ * Spring AOP through the Spring Boot starter, or the {@code -javaagent}. Each builds the same fence
+ * request from these attributes and calls the same core entry point.
+ *
+ * <p>Attributes left at their defaults ({@code 0}, {@code -1} or the empty string) take the
+ * configured default of the {@code WriterFence} that runs the advice.
+ *
+ * <p>Outcomes: the method runs only with a confirmed lease. When the fence stays busy after the
+ * last attempt the caller gets {@code WriterFenceBusyException}; when the database cannot confirm
+ * the lease, {@code WriterFenceUnavailableException}. In neither case does the method run.
+ */
+@Documented
+@Inherited
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface WriterFenced {
+
+  /**
+   * The fence name: every writer of one bucket or volume uses the same name. 1 to 200 characters,
+   * no control characters.
+   *
+   * <p>Placeholders {@code {0}}, {@code {1}}, ... are replaced by the method's arguments (their
+   * {@code toString()}), for example {@code "corpus:{0}"} for one fence per bucket. A placeholder
+   * whose argument is {@code null}, or an index past the last argument, is an {@code
+   * IllegalArgumentException} before any acquire. {@code {{} } and {@code }}} are literal braces.
+   *
+   * @return the fence name or its template; never empty
+   */
+  String value();
+
+  /**
+   * The holder label shown to operators (for example {@code write-back}, {@code upload}, {@code
+   * pull_sync}). Observability only, never part of exclusion. Empty: the fence's default label.
+   *
+   * @return up to 200 characters, no control characters; empty for the default
+   */
+  String holder() default "";
+
+  /**
+   * Seconds after which an unreleased lease may be taken over by another writer (database clock).
+   *
+   * @return 1 to 86400 seconds; {@code 0} for the fence's default TTL
+   */
+  int ttlSeconds() default 0;
+
+  /**
+   * How many acquire attempts in all (the first included) while the fence is busy.
+   *
+   * @return at least 1; {@code 0} for the fence's default (5)
+   */
+  int retryMaxAttempts() default 0;
+
+  /**
+   * Wait before the second attempt, in milliseconds; later waits grow by {@link #retryMultiplier()}
+   * with random jitter.
+   *
+   * @return at least 1 millisecond; {@code 0} for the fence's default (200 ms)
+   */
+  long retryInitialIntervalMillis() default 0;
+
+  /**
+   * Growth factor of the wait between attempts.
+   *
+   * @return at least 1.0; {@code 0} for the fence's default (2.0)
+   */
+  double retryMultiplier() default 0;
+
+  /**
+   * Upper bound of the wait between two attempts, in milliseconds.
+   *
+   * @return at least {@link #retryInitialIntervalMillis()}; {@code 0} for the fence's default
+   */
+  long retryMaxIntervalMillis() default 0;
+}

@@ -1,0 +1,56 @@
+package dev.writerfence;
+
+import dev.writerfence.store.LeaseStatus;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Receives the outcome of every acquire and release, for metrics and logs. Every method has a no-op
+ * default. Called on the thread that made the call; an implementation must be fast and must not
+ * throw (an exception it throws is logged and ignored).
+ */
+public interface FenceListener {
+
+  /**
+   * A lease was acquired.
+   *
+   * @param lease the new lease
+   * @param attempts acquire attempts it took, at least 1
+   * @param waited time from the first attempt to the lease, JVM monotonic clock
+   */
+  default void acquired(FenceLease lease, int attempts, Duration waited) {}
+
+  /**
+   * One acquire attempt found the fence busy; another attempt may follow.
+   *
+   * @param request the request
+   * @param attempt the number of the attempt that was busy, from 1
+   */
+  default void busyAttempt(FenceRequest request, int attempt) {}
+
+  /**
+   * The fence stayed busy through the last attempt; the guarded code will not run.
+   *
+   * @param request the request
+   * @param attempts attempts made
+   * @param holder the holder seen after the last attempt, if any
+   */
+  default void busy(FenceRequest request, int attempts, Optional<LeaseStatus> holder) {}
+
+  /**
+   * The database could not confirm the lease; the guarded code will not run.
+   *
+   * @param request the request
+   * @param failure what the caller is given
+   */
+  default void unavailable(FenceRequest request, WriterFenceUnavailableException failure) {}
+
+  /**
+   * A release completed.
+   *
+   * @param lease the released lease
+   * @param freed {@code true} when the row was freed; {@code false} when another holder had it (the
+   *     lease had expired and was taken over) or it was already free
+   */
+  default void released(FenceLease lease, boolean freed) {}
+}

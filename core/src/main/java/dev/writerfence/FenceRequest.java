@@ -1,0 +1,135 @@
+package dev.writerfence;
+
+import dev.writerfence.retry.BusyRetryPolicy;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What a fenced call asks for: a fence name, and optionally a holder label, a TTL and a busy retry
+ * policy. Unset values take the defaults of the {@link WriterFence} that runs the call.
+ *
+ * <p>Immutable. Built with {@link #of(String)} or {@link #builder(String)}; the values are checked
+ * at build time with {@link FenceArguments}.
+ */
+public final class FenceRequest {
+  private final String fenceName;
+  private final String holderLabel;
+  private final Duration ttl;
+  private final BusyRetryPolicy retryPolicy;
+
+  private FenceRequest(Builder b) {
+    this.fenceName = FenceArguments.fenceName(b.fenceName);
+    this.holderLabel = FenceArguments.holderLabel(b.holderLabel);
+    if (b.ttl != null) {
+      FenceArguments.ttlSeconds(b.ttl);
+    }
+    this.ttl = b.ttl;
+    this.retryPolicy = b.retryPolicy;
+  }
+
+  /**
+   * @param fenceName the fence name (1 to 200 characters, no control characters)
+   * @return a request with every other value left to the fence's defaults
+   * @throws IllegalArgumentException when the name breaks the rule
+   */
+  public static FenceRequest of(String fenceName) {
+    return builder(fenceName).build();
+  }
+
+  /**
+   * @param fenceName the fence name (1 to 200 characters, no control characters)
+   * @return a builder
+   */
+  public static Builder builder(String fenceName) {
+    return new Builder(fenceName);
+  }
+
+  /**
+   * @return the fence name; never {@code null}
+   */
+  public String fenceName() {
+    return fenceName;
+  }
+
+  /**
+   * @return the holder label, if set
+   */
+  public Optional<String> holderLabel() {
+    return Optional.ofNullable(holderLabel);
+  }
+
+  /**
+   * @return the TTL, if set (whole seconds, 1 to 86400)
+   */
+  public Optional<Duration> ttl() {
+    return Optional.ofNullable(ttl);
+  }
+
+  /**
+   * @return the busy retry policy, if set
+   */
+  public Optional<BusyRetryPolicy> retryPolicy() {
+    return Optional.ofNullable(retryPolicy);
+  }
+
+  @Override
+  public String toString() {
+    return "FenceRequest[fence="
+        + fenceName
+        + ", holder="
+        + holderLabel
+        + ", ttl="
+        + ttl
+        + ", retry="
+        + retryPolicy
+        + "]";
+  }
+
+  /** Builds a {@link FenceRequest}. Not thread-safe. */
+  public static final class Builder {
+    private final String fenceName;
+    private String holderLabel;
+    private Duration ttl;
+    private BusyRetryPolicy retryPolicy;
+
+    private Builder(String fenceName) {
+      this.fenceName = fenceName;
+    }
+
+    /**
+     * @param holderLabel up to 200 characters, no control characters; {@code null} for the fence's
+     *     default label
+     * @return this builder
+     */
+    public Builder holderLabel(String holderLabel) {
+      this.holderLabel = holderLabel;
+      return this;
+    }
+
+    /**
+     * @param ttl whole seconds from 1 to 86400; {@code null} for the fence's default TTL
+     * @return this builder
+     */
+    public Builder ttl(Duration ttl) {
+      this.ttl = ttl;
+      return this;
+    }
+
+    /**
+     * @param retryPolicy the busy retry policy; {@code null} for the fence's default
+     * @return this builder
+     */
+    public Builder retryPolicy(BusyRetryPolicy retryPolicy) {
+      this.retryPolicy = retryPolicy;
+      return this;
+    }
+
+    /**
+     * @return the request
+     * @throws IllegalArgumentException naming the bad value when a value breaks its rule
+     */
+    public FenceRequest build() {
+      return new FenceRequest(this);
+    }
+  }
+}

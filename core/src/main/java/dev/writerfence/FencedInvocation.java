@@ -1,0 +1,13 @@
+package dev.writerfence;
+
+/**
+ * Proceeds to an advised method: the shape every weaving mode hands to {@link WriterFence#proceed}.
+ */
+@FunctionalInterface
+public interface FencedInvocation {
+  /**
+   * @return the method's result
+   * @throws Throwable what the method threw
+   */
+  Object proceed() throws Throwable;
+}

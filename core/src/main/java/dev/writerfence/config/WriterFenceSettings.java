@@ -1,0 +1,219 @@
+package dev.writerfence.config;
+
+import dev.writerfence.FenceArguments;
+import dev.writerfence.WriterFence;
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.schema.FenceSchema;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * The settings every weaving mode shares, under the names of the design (§7): {@code holder},
+ * {@code ttl}, {@code retry.max-attempts}, {@code retry.initial-interval}, {@code
+ * retry.multiplier}, {@code retry.max-interval}, {@code backend}, {@code datasource.url}, {@code
+ * datasource.username}, {@code datasource.password}, {@code schema}, {@code query-timeout}.
+ *
+ * <p>Durations carry a unit: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, or ISO-8601
+ * ({@code PT30S}). Immutable.
+ */
+public final class WriterFenceSettings {
+  /** The prefix of system properties: {@code -Dwriter-fence.ttl=30s}. */
+  public static final String PREFIX = "writer-fence.";
+
+  /** The keys read here, without the prefix. */
+  public static final Set<String> KEYS =
+      Set.of(
+          "holder",
+          "ttl",
+          "retry.max-attempts",
+          "retry.initial-interval",
+          "retry.multiplier",
+          "retry.max-interval",
+          "backend",
+          "datasource.url",
+          "datasource.username",
+          "datasource.password",
+          "schema",
+          "query-timeout");
+
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)");
+
+  private final Map<String, String> values;
+
+  private WriterFenceSettings(Map<String, String> values) {
+    this.values = values;
+  }
+
+  /**
+   * Reads {@code writer-fence.*} entries; other entries are ignored.
+   *
+   * @param properties for example {@link System#getProperties()}
+   * @param otherKeys keys (without the prefix) that another part reads, such as the agent's {@code
+   *     audit.mode}; any other unknown key is an error
+   * @return the settings
+   * @throws IllegalArgumentException naming an unknown key and the allowed ones
+   */
+  public static WriterFenceSettings fromProperties(Properties properties, Set<String> otherKeys) {
+    Map<String, String> values = new TreeMap<>();
+    for (String name : properties.stringPropertyNames()) {
+      if (!name.startsWith(PREFIX)) {
+        continue;
+      }
+      String key = name.substring(PREFIX.length());
+      if (!KEYS.contains(key) && !otherKeys.contains(key)) {
+        throw new IllegalArgumentException(
+            "writer-fence: unknown setting '"
+                + name
+                + "'; known settings: "
+                + new java.util.TreeSet<>(KEYS));
+      }
+      values.put(key, properties.getProperty(name).trim());
+    }
+    return new WriterFenceSettings(values);
+  }
+
+  /**
+   * @param key a key without the prefix
+   * @return its value, if set
+   */
+  public Optional<String> get(String key) {
+    return Optional.ofNullable(values.get(key));
+  }
+
+  /**
+   * @return {@code true} when {@code datasource.url} is set
+   */
+  public boolean hasDataSource() {
+    return values.containsKey("datasource.url");
+  }
+
+  /**
+   * Builds the data source from {@code datasource.*}: a small HikariCP pool when HikariCP is on the
+   * class path, otherwise pgjdbc's unpooled {@code PGSimpleDataSource}.
+   *
+   * @return the data source
+   * @throws IllegalArgumentException when {@code datasource.url} is missing or not a PostgreSQL
+   *     JDBC URL
+   */
+  public DataSource dataSource() {
+    String url =
+        get("datasource.url")
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "writer-fence: setting 'writer-fence.datasource.url' is missing; give a"
+                            + " JDBC URL such as jdbc:postgresql://127.0.0.1:5432/app"));
+    if (!url.startsWith("jdbc:postgresql:")) {
+      throw new IllegalArgumentException(
+          "writer-fence: datasource.url '" + url + "' is not allowed: a jdbc:postgresql: URL");
+    }
+    return DataSources.create(
+        url, get("datasource.username").orElse(null), get("datasource.password").orElse(null));
+  }
+
+  /**
+   * Builds a fence with these settings on {@code dataSource}.
+   *
+   * @param dataSource where connections come from
+   * @return the fence
+   * @throws IllegalArgumentException naming the setting whose value breaks its rule
+   */
+  public WriterFence buildFence(DataSource dataSource) {
+    String backend = get("backend").orElse("lease");
+    if (!"lease".equals(backend)) {
+      throw new IllegalArgumentException(
+          "writer-fence: backend '" + backend + "' is not allowed: lease");
+    }
+    WriterFence.Builder b = WriterFence.builder(dataSource);
+    get("schema").ifPresent(v -> b.schema(FenceSchema.checkIdentifier("schema", v)));
+    get("holder").ifPresent(v -> b.defaultHolderLabel(FenceArguments.holderLabel(v)));
+    get("ttl").ifPresent(v -> b.defaultTtl(duration("ttl", v)));
+    get("query-timeout").ifPresent(v -> b.queryTimeout(duration("query-timeout", v)));
+    b.retryPolicy(retryPolicy());
+    return b.build();
+  }
+
+  /**
+   * @return the busy retry policy: the defaults with any {@code retry.*} setting applied
+   * @throws IllegalArgumentException naming the setting whose value breaks its rule
+   */
+  public BusyRetryPolicy retryPolicy() {
+    BusyRetryPolicy p = BusyRetryPolicy.defaults();
+    Optional<String> v = get("retry.max-attempts");
+    if (v.isPresent()) {
+      p = p.withMaxAttempts(integer("retry.max-attempts", v.get()));
+    }
+    v = get("retry.initial-interval");
+    if (v.isPresent()) {
+      p = p.withInitialInterval(duration("retry.initial-interval", v.get()));
+    }
+    v = get("retry.multiplier");
+    if (v.isPresent()) {
+      p = p.withMultiplier(decimal("retry.multiplier", v.get()));
+    }
+    v = get("retry.max-interval");
+    if (v.isPresent()) {
+      p = p.withMaxInterval(duration("retry.max-interval", v.get()));
+    }
+    return p;
+  }
+
+  /**
+   * Parses a duration with a unit.
+   *
+   * @param key the setting, for the message
+   * @param value {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601 such as {@code
+   *     PT30S}
+   * @return the duration
+   * @throws IllegalArgumentException naming the key, the value and the accepted forms
+   */
+  public static Duration duration(String key, String value) {
+    Matcher m = DURATION.matcher(value.trim());
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      return switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        default -> Duration.ofHours(n);
+      };
+    }
+    try {
+      return Duration.parse(value.trim());
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(
+          "writer-fence: "
+              + key
+              + " '"
+              + value
+              + "' is not a duration: write a number with a unit (500ms, 30s, 2m, 1h) or"
+              + " ISO-8601 (PT30S)");
+    }
+  }
+
+  private static int integer(String key, String value) {
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "writer-fence: " + key + " '" + value + "' is not a whole number");
+    }
+  }
+
+  private static double decimal(String key, String value) {
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "writer-fence: " + key + " '" + value + "' is not a number");
+    }
+  }
+}

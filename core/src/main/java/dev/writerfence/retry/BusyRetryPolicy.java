@@ -1,0 +1,131 @@
+package dev.writerfence.retry;
+
+import io.github.resilience4j.core.IntervalFunction;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How often, and how far apart, a busy acquire is tried again: exponential backoff with random
+ * jitter, run by Resilience4j Retry ({@link IntervalFunction#ofExponentialRandomBackoff}).
+ *
+ * <p>Only the acquire is retried, never the guarded code. The wait before attempt {@code n + 1} is
+ * {@code min(maxInterval, initialInterval * multiplier^(n-1))}, spread by {@code ±jitter} of
+ * itself. Defaults: 5 attempts, 200 ms, multiplier 2.0, at most 5 s, jitter 0.5: about 3 s of
+ * waiting before a caller is told busy.
+ *
+ * @param maxAttempts attempts in all, the first included; at least 1
+ * @param initialInterval wait before the second attempt; at least 1 ms
+ * @param multiplier growth of the wait per attempt; at least 1.0
+ * @param maxInterval upper bound of one wait; at least {@code initialInterval}
+ * @param jitter randomization factor, from 0.0 (none) to 1.0 (±100 %)
+ */
+public record BusyRetryPolicy(
+    int maxAttempts,
+    Duration initialInterval,
+    double multiplier,
+    Duration maxInterval,
+    double jitter) {
+
+  private static final BusyRetryPolicy DEFAULTS =
+      new BusyRetryPolicy(5, Duration.ofMillis(200), 2.0, Duration.ofSeconds(5), 0.5);
+
+  /**
+   * @throws IllegalArgumentException naming the value and the rule when a value breaks its rule
+   */
+  public BusyRetryPolicy {
+    Objects.requireNonNull(initialInterval, "initialInterval");
+    Objects.requireNonNull(maxInterval, "maxInterval");
+    if (maxAttempts < 1) {
+      throw new IllegalArgumentException(
+          "writer-fence: retry.max-attempts " + maxAttempts + " is not allowed: at least 1");
+    }
+    if (initialInterval.toMillis() < 1) {
+      throw new IllegalArgumentException(
+          "writer-fence: retry.initial-interval "
+              + initialInterval
+              + " is not allowed: at least 1 ms");
+    }
+    if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+      throw new IllegalArgumentException(
+          "writer-fence: retry.multiplier " + multiplier + " is not allowed: at least 1.0");
+    }
+    if (maxInterval.compareTo(initialInterval) < 0) {
+      throw new IllegalArgumentException(
+          "writer-fence: retry.max-interval "
+              + maxInterval
+              + " is not allowed: at least retry.initial-interval ("
+              + initialInterval
+              + ")");
+    }
+    if (!(jitter >= 0.0 && jitter <= 1.0)) {
+      throw new IllegalArgumentException(
+          "writer-fence: retry jitter " + jitter + " is not allowed: 0.0 to 1.0");
+    }
+  }
+
+  /**
+   * @return 5 attempts, 200 ms, multiplier 2.0, at most 5 s, jitter 0.5
+   */
+  public static BusyRetryPolicy defaults() {
+    return DEFAULTS;
+  }
+
+  /**
+   * @return one attempt: busy is reported at once
+   */
+  public static BusyRetryPolicy noRetry() {
+    return DEFAULTS.withMaxAttempts(1);
+  }
+
+  /**
+   * @param maxAttempts attempts in all; at least 1
+   * @return a copy with that many attempts
+   */
+  public BusyRetryPolicy withMaxAttempts(int maxAttempts) {
+    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+  }
+
+  /**
+   * @param initialInterval wait before the second attempt; at least 1 ms
+   * @return a copy with that first wait (and a max interval raised to it if needed)
+   */
+  public BusyRetryPolicy withInitialInterval(Duration initialInterval) {
+    Duration max = maxInterval.compareTo(initialInterval) < 0 ? initialInterval : maxInterval;
+    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, max, jitter);
+  }
+
+  /**
+   * @param multiplier growth of the wait per attempt; at least 1.0
+   * @return a copy with that multiplier
+   */
+  public BusyRetryPolicy withMultiplier(double multiplier) {
+    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+  }
+
+  /**
+   * @param maxInterval upper bound of one wait; at least the initial interval
+   * @return a copy with that bound
+   */
+  public BusyRetryPolicy withMaxInterval(Duration maxInterval) {
+    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+  }
+
+  /**
+   * @param jitter randomization factor from 0.0 to 1.0
+   * @return a copy with that jitter
+   */
+  public BusyRetryPolicy withJitter(double jitter) {
+    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+  }
+
+  /**
+   * @return the Resilience4j interval function for these settings
+   */
+  public IntervalFunction intervalFunction() {
+    if (jitter == 0.0) {
+      return IntervalFunction.ofExponentialBackoff(initialInterval, multiplier, maxInterval);
+    }
+    return IntervalFunction.ofExponentialRandomBackoff(
+        initialInterval, multiplier, jitter, maxInterval);
+  }
+}

@@ -1,0 +1,174 @@
+package dev.writerfence.schema;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * Installs the SQL contract: schema, lease table, functions, status view and grants.
+ *
+ * <p>The SQL is the versioned migration shipped in this jar at {@value #MIGRATION_RESOURCE}, with
+ * two placeholders in Flyway's and Liquibase's {@code ${name}} syntax: {@code
+ * ${writer_fence_schema}} and {@code ${writer_fence_role}}. Flyway and Liquibase users run that
+ * file themselves; everyone else calls {@link #install(DataSource)}.
+ *
+ * <p>Installing is idempotent and safe to run from several processes at once: the whole script runs
+ * in one transaction under a transaction-scoped advisory lock. The connection must belong to the
+ * role that is to own the table (the owner is the only role that can read it).
+ */
+public final class FenceSchema {
+  /**
+   * Class-path location of the migration: {@code writer-fence/db/migration/V1__writer_fence.sql}.
+   */
+  public static final String MIGRATION_RESOURCE = "writer-fence/db/migration/V1__writer_fence.sql";
+
+  /** The schema used when none is configured. */
+  public static final String DEFAULT_SCHEMA = "writer_fence";
+
+  /**
+   * The version of the contract this jar installs, as {@code <schema>.schema_version()} answers.
+   */
+  public static final int VERSION = 1;
+
+  /** Key of the advisory lock that serializes concurrent installs (ASCII "wfschema"). */
+  private static final long INSTALL_LOCK_KEY = 0x7766736368656d61L;
+
+  private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+  private final String schema;
+  private final String grantTo;
+
+  private FenceSchema(String schema, String grantTo) {
+    this.schema = checkIdentifier("schema", schema);
+    this.grantTo = grantTo;
+  }
+
+  /**
+   * @return the default schema {@code writer_fence}, EXECUTE granted to the installing role only
+   */
+  public static FenceSchema defaults() {
+    return new FenceSchema(DEFAULT_SCHEMA, null);
+  }
+
+  /**
+   * @param schema a plain lower-case SQL identifier: {@code [a-z_][a-z0-9_]*}, at most 63
+   *     characters
+   * @return a copy using that schema
+   * @throws IllegalArgumentException naming the value when it is not such an identifier
+   */
+  public FenceSchema schema(String schema) {
+    return new FenceSchema(schema, grantTo);
+  }
+
+  /**
+   * @param role the role the application connects as; it gets USAGE on the schema, EXECUTE on the
+   *     functions and SELECT on the status view, and nothing on the table. {@code null} for the
+   *     installing role itself
+   * @return a copy granting to that role
+   * @throws IllegalArgumentException when the role name is empty or longer than 63 characters
+   */
+  public FenceSchema grantTo(String role) {
+    if (role != null && (role.isEmpty() || role.length() > 63 || role.indexOf('\0') >= 0)) {
+      throw new IllegalArgumentException(
+          "writer-fence: role '" + role + "' is not allowed: 1 to 63 characters");
+    }
+    return new FenceSchema(schema, role);
+  }
+
+  /**
+   * Installs, or brings up to date, the contract.
+   *
+   * @param dataSource a connection of the role that owns (or is to own) the schema
+   * @throws SQLException when the database refuses (for example, the grant role does not exist:
+   *     SQLState 42704)
+   */
+  public void install(DataSource dataSource) throws SQLException {
+    Objects.requireNonNull(dataSource, "dataSource");
+    try (Connection connection = dataSource.getConnection()) {
+      install(connection);
+    }
+  }
+
+  /**
+   * Installs on the given connection, in one transaction; the connection's auto-commit setting is
+   * restored afterwards.
+   *
+   * @param connection a connection of the owning role; never {@code null}
+   * @throws SQLException when the database refuses
+   */
+  public void install(Connection connection) throws SQLException {
+    boolean autoCommit = connection.getAutoCommit();
+    connection.setAutoCommit(false);
+    try (Statement st = connection.createStatement()) {
+      st.execute("SELECT pg_advisory_xact_lock(" + INSTALL_LOCK_KEY + ")");
+      st.execute(sql());
+      connection.commit();
+    } catch (SQLException | RuntimeException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  /**
+   * @return the migration with both placeholders filled in
+   */
+  public String sql() {
+    String role = grantTo == null ? "CURRENT_USER" : '"' + grantTo.replace("\"", "\"\"") + '"';
+    return migrationTemplate()
+        .replace("${writer_fence_schema}", schema)
+        .replace("${writer_fence_role}", role);
+  }
+
+  /**
+   * @return the migration as shipped, placeholders unfilled
+   */
+  public static String migrationTemplate() {
+    try (InputStream in =
+        FenceSchema.class.getClassLoader().getResourceAsStream(MIGRATION_RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException("writer-fence: " + MIGRATION_RESOURCE + " is missing");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * @return the schema name
+   */
+  public String schemaName() {
+    return schema;
+  }
+
+  /**
+   * Checks a plain lower-case SQL identifier, as used for the schema.
+   *
+   * @param what what the identifier names, for the message
+   * @param identifier the value to check
+   * @return the same value
+   * @throws IllegalArgumentException naming the value when it is not {@code [a-z_][a-z0-9_]*} of at
+   *     most 63 characters
+   */
+  public static String checkIdentifier(String what, String identifier) {
+    if (identifier == null || !IDENTIFIER.matcher(identifier).matches()) {
+      throw new IllegalArgumentException(
+          "writer-fence: "
+              + what
+              + " '"
+              + identifier
+              + "' is not allowed: a lower-case SQL identifier [a-z_][a-z0-9_]*, at most 63"
+              + " characters");
+    }
+    return identifier;
+  }
+}

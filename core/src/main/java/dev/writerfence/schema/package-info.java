@@ -1,0 +1,2 @@
+/** The SQL contract and its installer. */
+package dev.writerfence.schema;

@@ -1,0 +1,69 @@
+package dev.writerfence.store;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.WriterFenceUnavailableException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Where leases live: the whole contract a backend implements. Every weaving mode reaches it through
+ * {@code WriterFence}; nothing else talks to a backend.
+ *
+ * <p>Every method makes at most one round trip, never blocks on another holder (busy is an answer,
+ * not a wait), and either answers or throws:
+ *
+ * <ul>
+ *   <li>{@link TransientLeaseStoreException}: the attempt failed in a way that may succeed at once
+ *       when repeated (serialization failure, deadlock, lock timeout); the caller may retry.
+ *   <li>{@link WriterFenceUnavailableException}: the store cannot answer; fail closed.
+ *   <li>{@link IllegalArgumentException}: an input broke a rule of the contract.
+ * </ul>
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface LeaseStore {
+
+  /**
+   * Tries once to take the lease.
+   *
+   * @param fenceName the fence name, already checked
+   * @param holderToken the holder token minted for this acquire; the same token again while it
+   *     holds the lease gets its current lease back
+   * @param holderLabel the holder label, or {@code null}
+   * @param ttl whole seconds from 1 to 86400
+   * @return the lease, or empty when another live holder has it (busy)
+   */
+  Optional<FenceLease> acquire(
+      String fenceName, UUID holderToken, String holderLabel, Duration ttl);
+
+  /**
+   * Extends a live lease of this holder token by {@code ttl} from now (database clock).
+   *
+   * @param lease the lease to renew
+   * @param ttl whole seconds from 1 to 86400
+   * @return the new expiry, or empty when the lease is expired, taken over or released
+   */
+  Optional<Instant> renew(FenceLease lease, Duration ttl);
+
+  /**
+   * Frees the lease if, and only if, the row still carries this lease's holder token.
+   *
+   * @param lease the lease to release
+   * @return {@code true} when freed; {@code false} when another holder has the row or it is free
+   */
+  boolean release(FenceLease lease);
+
+  /**
+   * @param fenceName the fence name
+   * @return the fence's row as operators see it, or empty when the name was never acquired
+   */
+  Optional<LeaseStatus> status(String fenceName);
+
+  /**
+   * @return every fence's row, ordered by fence name
+   */
+  List<LeaseStatus> statusAll();
+}

@@ -1,0 +1,2 @@
+/** Lease stores: the backend contract ({@link dev.writerfence.store.LeaseStore}) and its rows. */
+package dev.writerfence.store;

