@@ -1,0 +1,117 @@
+package dev.writerfence.samples.aspectj;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.writerfence.WriterFence;
+import dev.writerfence.config.WriterFences;
+import dev.writerfence.testing.EmbeddedDatabase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the AspectJ sample for real: woven at compile time, against an embedded PostgreSQL. */
+class UploadSampleTest {
+  private final EmbeddedDatabase db = EmbeddedDatabase.get();
+
+  @Test
+  void concurrentUploadersNeverOverlapAndStampIncreasingFencingTokens(@TempDir Path root)
+      throws Exception {
+    String bucket = "photos-" + UUID.randomUUID();
+    int uploaders = 2;
+    int batches = 10;
+
+    UploadSample.main(
+        new String[] {
+          db.jdbcUrl() + "?user=postgres",
+          root.toString(),
+          bucket,
+          Integer.toString(uploaders),
+          Integer.toString(batches)
+        });
+
+    // The journal, read here line by line: begin/end pairs that never interleave, with fencing
+    // tokens that strictly increase.
+    Path dir = root.resolve(bucket);
+    List<String> journal =
+        Files.readAllLines(dir.resolve(BucketUploader.JOURNAL), StandardCharsets.UTF_8);
+    assertThat(journal).hasSize(2 * uploaders * batches);
+    long previous = 0;
+    Set<String> writers = new HashSet<>();
+    for (int i = 0; i < journal.size(); i += 2) {
+      String[] begin = journal.get(i).split(" ");
+      String[] end = journal.get(i + 1).split(" ");
+      assertThat(begin[0]).as("line %d: %s", i + 1, journal.get(i)).isEqualTo("begin");
+      assertThat(end)
+          .as("line %d: its own end follows each begin", i + 2)
+          .containsExactly("end", begin[1], begin[2]);
+      long token = Long.parseLong(begin[1]);
+      assertThat(token).as("fencing token of batch %d", i / 2 + 1).isGreaterThan(previous);
+      previous = token;
+      writers.add(begin[2]);
+    }
+    assertThat(writers).as("every uploader got its turns").hasSize(uploaders);
+
+    // Every object carries the token of the last batch, which overwrote all of them.
+    for (String part : List.of("part-0", "part-1", "part-2")) {
+      assertThat(BucketUploader.fencingTokenOf(dir.resolve(part))).isEqualTo(previous);
+    }
+    // The tokens are the database's: the lease row is free and its counter stopped there.
+    assertThat(leaseRow("bucket:" + bucket)).isEqualTo(previous + " free");
+    assertThat(UploadSample.Report.read(dir))
+        .isEqualTo(new UploadSample.Report(uploaders * batches, 0, 0, previous));
+  }
+
+  @Test
+  void aWriteWithAnOlderFencingTokenIsRefusedAndTheLeaseStillReleased(@TempDir Path root)
+      throws Exception {
+    WriterFences.setDefault(WriterFence.builder(db.dataSource()).build());
+    String bucket = "stale-" + UUID.randomUUID();
+    Path dir = Files.createDirectories(root.resolve(bucket));
+    // A newer writer's object, as if it had written under a much later lease.
+    Files.writeString(dir.resolve("part-0"), "fencing-token: 1000000\nnewer data\n");
+    BucketUploader uploader = new BucketUploader(root);
+
+    assertThatThrownBy(() -> uploader.upload(bucket, Map.of("part-0", "older data\n")))
+        .isInstanceOf(BucketUploader.StaleWriteException.class)
+        .hasMessageContaining("fencing token 1000000");
+
+    assertThat(Files.readString(dir.resolve("part-0"))).contains("newer data");
+    assertThat(leaseRow("bucket:" + bucket)).isEqualTo("1 free");
+  }
+
+  @Test
+  void aNullBucketIsRefusedBeforeAnyAcquire(@TempDir Path root) throws Exception {
+    WriterFences.setDefault(WriterFence.builder(db.dataSource()).build());
+    BucketUploader uploader = new BucketUploader(root);
+
+    assertThatThrownBy(() -> uploader.upload(null, Map.of("part-0", "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bucket:{0}");
+    assertThat(leaseRow("bucket:null")).isEqualTo("none");
+  }
+
+  /** {@code "<fencing token> free|held"}, or {@code "none"}, read as the table's owner. */
+  private String leaseRow(String fenceName) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement st =
+            c.prepareStatement(
+                "SELECT fencing_token, holder_token IS NULL FROM writer_fence.lease"
+                    + " WHERE fence_name = ?")) {
+      st.setString(1, fenceName);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? rs.getLong(1) + (rs.getBoolean(2) ? " free" : " held") : "none";
+      }
+    }
+  }
+}
