@@ -1,0 +1,134 @@
+package dev.writerfence.cli;
+
+import dev.writerfence.schema.FenceSchema;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** {@code --jdbc-url}, {@code --user}, {@code --password}, {@code --schema}: where the lease is. */
+public final class DatabaseOptions {
+  @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+  CommandSpec mixee;
+
+  @Option(
+      names = "--jdbc-url",
+      paramLabel = "URL",
+      description = "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/app")
+  String jdbcUrl;
+
+  @Option(
+      names = "--user",
+      paramLabel = "USER",
+      defaultValue = "${env:PGUSER}",
+      description = "database role (default: $PGUSER, else the driver's default)")
+  String user;
+
+  @Option(
+      names = "--password",
+      paramLabel = "PASSWORD",
+      defaultValue = "${env:PGPASSWORD}",
+      showDefaultValue = CommandLine.Help.Visibility.NEVER,
+      description = "its password (default: $PGPASSWORD)")
+  String password;
+
+  @Option(
+      names = "--schema",
+      paramLabel = "SCHEMA",
+      defaultValue = FenceSchema.DEFAULT_SCHEMA,
+      description =
+          "schema of the SQL contract, a lower-case SQL identifier (default: ${DEFAULT-VALUE})")
+  String schema;
+
+  /**
+   * Checks the values; call before anything is done.
+   *
+   * @param urlRequired whether {@code --jdbc-url} must be given
+   * @throws ParameterException naming the bad value and what is allowed (exit status 2)
+   */
+  public void validate(boolean urlRequired) {
+    if (jdbcUrl == null) {
+      if (urlRequired) {
+        throw usage("missing required option: '--jdbc-url=URL' (a jdbc:postgresql: URL)");
+      }
+    } else if (!jdbcUrl.startsWith("jdbc:postgresql:")
+        || org.postgresql.Driver.parseURL(jdbcUrl, null) == null) {
+      throw usage(
+          "--jdbc-url '"
+              + jdbcUrl
+              + "' is not allowed: a PostgreSQL JDBC URL such as"
+              + " jdbc:postgresql://127.0.0.1:5432/app");
+    }
+    try {
+      FenceSchema.checkIdentifier("--schema", schema);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+  }
+
+  /**
+   * @param message what is wrong
+   * @return a usage error of the command these options belong to
+   */
+  ParameterException usage(String message) {
+    return new ParameterException(mixee.commandLine(), message);
+  }
+
+  /**
+   * @return the JDBC URL, or {@code null} when none was given
+   */
+  public String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  /**
+   * @return the role, or {@code null}
+   */
+  public String user() {
+    return user;
+  }
+
+  /**
+   * @return the password, or {@code null}
+   */
+  public String password() {
+    return password;
+  }
+
+  /**
+   * @return the schema of the SQL contract
+   */
+  public String schema() {
+    return schema;
+  }
+
+  /**
+   * @return an unpooled data source for the given URL and role
+   */
+  public DataSource dataSource() {
+    return dataSource(jdbcUrl, user, password);
+  }
+
+  /**
+   * @param url a jdbc:postgresql: URL
+   * @param user a role, or {@code null}
+   * @param password its password, or {@code null}
+   * @return an unpooled data source that gives up connecting after 10 seconds
+   */
+  public static DataSource dataSource(String url, String user, String password) {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(url);
+    if (user != null && !user.isEmpty()) {
+      ds.setUser(user);
+    }
+    if (password != null && !password.isEmpty()) {
+      ds.setPassword(password);
+    }
+    ds.setConnectTimeout(10);
+    ds.setLoginTimeout(10);
+    ds.setApplicationName("writer-fence-cli");
+    return ds;
+  }
+}

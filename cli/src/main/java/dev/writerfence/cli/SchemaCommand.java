@@ -1,0 +1,116 @@
+package dev.writerfence.cli;
+
+import dev.writerfence.schema.FenceSchema;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code writer-fence schema install}: the SQL contract. */
+@Command(
+    name = "schema",
+    mixinStandardHelpOptions = true,
+    description = "Manage the SQL contract (schema, lease table, functions, status view).",
+    subcommands = {SchemaCommand.Install.class})
+public final class SchemaCommand implements Runnable {
+  @Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "a subcommand is required: install");
+  }
+
+  /** {@code schema install}: idempotent. */
+  @Command(
+      name = "install",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Install the SQL contract, or bring it up to date. Idempotent: lease rows and their"
+            + " fencing tokens are kept.",
+        "Connect as the role that is to own the lease table (only the owner can read it)."
+      })
+  static final class Install implements Callable<Integer> {
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Mixin DatabaseOptions db;
+
+    @Option(
+        names = "--grant-to",
+        paramLabel = "ROLE",
+        description =
+            "role the application connects as: it gets EXECUTE on the functions and SELECT on"
+                + " the status view, nothing on the table (default: the installing role)")
+    String grantTo;
+
+    @Override
+    public Integer call() throws SQLException {
+      db.validate(true);
+      FenceSchema schema;
+      try {
+        schema = FenceSchema.defaults().schema(db.schema()).grantTo(grantTo);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(
+            spec.commandLine(), e.getMessage().replace("role '", "--grant-to '"));
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      try (Connection c = db.dataSource().getConnection()) {
+        boolean existed = tableExists(c, db.schema());
+        String who = currentUser(c);
+        schema.install(c);
+        int version = version(c, db.schema());
+        String grantee = grantTo != null ? grantTo : who;
+        if (existed) {
+          out.printf(
+              "schema '%s' was already installed; re-applied the SQL contract version %d"
+                  + " (functions, status view, grants); lease rows and fencing tokens kept%n",
+              db.schema(), version);
+        } else {
+          out.printf(
+              "installed the SQL contract version %d in schema '%s': table %s.lease, functions"
+                  + " acquire, renew, release, view lease_status%n",
+              version, db.schema(), db.schema());
+        }
+        out.printf(
+            "owner: %s (the only role that can read the lease table); EXECUTE granted to: %s%n",
+            who, grantee);
+      }
+      out.flush();
+      return 0;
+    }
+
+    private static boolean tableExists(Connection c, String schema) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+        ps.setString(1, schema + ".lease");
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getBoolean(1);
+        }
+      }
+    }
+
+    private static String currentUser(Connection c) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement("SELECT current_user");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    }
+
+    private static int version(Connection c, String schema) throws SQLException {
+      // schema is a checked identifier ([a-z_][a-z0-9_]*), safe to put into the statement
+      try (PreparedStatement ps = c.prepareStatement("SELECT " + schema + ".schema_version()");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package dev.writerfence.cli;
+
+import dev.writerfence.cli.demo.DemoCommand;
+import java.io.PrintWriter;
+import java.sql.SQLException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code writer-fence} command. Exit status: 0 done, 1 failed (or the demo found a violation),
+ * 2 bad input (nothing was done).
+ */
+@Command(
+    name = "writer-fence",
+    mixinStandardHelpOptions = true,
+    versionProvider = WriterFenceCli.Version.class,
+    description = "One writer at a time for a shared bucket, fenced by a PostgreSQL lease.",
+    subcommands = {
+      DemoCommand.class,
+      SchemaCommand.class,
+      StatusCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class WriterFenceCli implements Runnable {
+  @Spec CommandLine.Model.CommandSpec spec;
+
+  /**
+   * @param args the command line
+   */
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * @return the command line, ready to {@link CommandLine#execute}, with the error handling of
+   *     {@link #main}
+   */
+  public static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new WriterFenceCli());
+    cli.setExecutionExceptionHandler(WriterFenceCli::failed);
+    return cli;
+  }
+
+  @Override
+  public void run() {
+    throw new ParameterException(
+        spec.commandLine(), "a command is required: demo, schema install or status");
+  }
+
+  /** A failure while running (database refused, server did not start): a message, exit 1. */
+  private static int failed(Exception e, CommandLine cli, CommandLine.ParseResult parseResult) {
+    PrintWriter err = cli.getErr();
+    err.println("writer-fence " + cli.getCommandName() + ": " + describe(e));
+    if (Boolean.getBoolean("writer-fence.debug")) {
+      e.printStackTrace(err);
+    }
+    err.flush();
+    return 1;
+  }
+
+  /**
+   * @param e a failure
+   * @return its message with the messages of its causes, one line
+   */
+  static String describe(Throwable e) {
+    StringBuilder sb = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String message = t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+      if (t instanceof SQLException sql && sql.getSQLState() != null) {
+        message = message + " (SQLState " + sql.getSQLState() + ")";
+      }
+      if (sb.indexOf(message) < 0) {
+        if (sb.length() > 0) {
+          sb.append(": ");
+        }
+        sb.append(message);
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return sb.toString();
+  }
+
+  /** The version from the jar's manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = WriterFenceCli.class.getPackage().getImplementationVersion();
+      return new String[] {"writer-fence " + (v != null ? v : "(development build)")};
+    }
+  }
+}

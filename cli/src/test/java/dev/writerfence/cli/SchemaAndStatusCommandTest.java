@@ -1,0 +1,194 @@
+package dev.writerfence.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.WriterFence;
+import dev.writerfence.testing.EmbeddedDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** {@code schema install} and {@code status} against the embedded PostgreSQL. */
+class SchemaAndStatusCommandTest {
+  private final EmbeddedDatabase db = EmbeddedDatabase.get();
+
+  @Test
+  void schemaInstallTwiceIsIdempotentAndKeepsTheTokenCounter() throws SQLException {
+    String schema = "cli_install_twice";
+
+    Cli.Run first =
+        Cli.run(
+            "schema",
+            "install",
+            "--jdbc-url",
+            db.jdbcUrl(),
+            "--user",
+            "postgres",
+            "--schema",
+            schema);
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    assertThat(first.out())
+        .contains("installed the SQL contract version 1 in schema '" + schema + "'");
+    assertThat(count("SELECT count(*) FROM pg_namespace WHERE nspname = ?", schema)).isEqualTo(1);
+
+    WriterFence fence = WriterFence.builder(db.dataSource()).schema(schema).build();
+    FenceLease lease =
+        fence.tryAcquire("install-twice", "first", Duration.ofSeconds(30)).orElseThrow();
+    fence.release(lease);
+
+    Cli.Run second =
+        Cli.run(
+            "schema",
+            "install",
+            "--jdbc-url",
+            db.jdbcUrl(),
+            "--user",
+            "postgres",
+            "--schema",
+            schema);
+    assertThat(second.exitCode()).as(second.err()).isZero();
+    assertThat(second.out()).contains("schema '" + schema + "' was already installed");
+    FenceLease next =
+        fence.tryAcquire("install-twice", "second", Duration.ofSeconds(30)).orElseThrow();
+    assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+    fence.release(next);
+  }
+
+  @Test
+  void schemaInstallGrantsToTheNamedRole() throws SQLException {
+    db.execute(
+        "DO $$ BEGIN CREATE ROLE cli_app LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+    Cli.Run run =
+        Cli.run(
+            "schema",
+            "install",
+            "--jdbc-url",
+            db.jdbcUrl(),
+            "--user",
+            "postgres",
+            "--schema",
+            "cli_granted",
+            "--grant-to",
+            "cli_app");
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("EXECUTE granted to: cli_app");
+    assertThat(
+            count(
+                "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                    + " WHERE n.nspname = ? AND p.proname = 'acquire'"
+                    + " AND has_function_privilege('cli_app', p.oid, 'EXECUTE')",
+                "cli_granted"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void badSchemaNameIsAUsageErrorNamingItAndWritesNothing() throws SQLException {
+    long schemasBefore = count("SELECT count(*) FROM pg_namespace WHERE nspname <> ?", "");
+
+    Cli.Run run =
+        Cli.run(
+            "schema",
+            "install",
+            "--jdbc-url",
+            db.jdbcUrl(),
+            "--user",
+            "postgres",
+            "--schema",
+            "Bad-Schema");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .contains("--schema 'Bad-Schema' is not allowed")
+        .contains("lower-case SQL identifier");
+    assertThat(run.out()).isEmpty();
+    assertThat(count("SELECT count(*) FROM pg_namespace WHERE nspname <> ?", ""))
+        .isEqualTo(schemasBefore);
+  }
+
+  @Test
+  void badJdbcUrlIsAUsageErrorNamingIt() {
+    Cli.Run run = Cli.run("schema", "install", "--jdbc-url", "jdbc:mysql://127.0.0.1/app");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--jdbc-url 'jdbc:mysql://127.0.0.1/app' is not allowed");
+  }
+
+  @Test
+  void missingJdbcUrlIsAUsageError() {
+    Cli.Run run = Cli.run("status");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--jdbc-url");
+  }
+
+  @Test
+  void unknownGrantRoleFailsWithTheDatabaseMessage() {
+    Cli.Run run =
+        Cli.run(
+            "schema",
+            "install",
+            "--jdbc-url",
+            db.jdbcUrl(),
+            "--user",
+            "postgres",
+            "--schema",
+            "cli_no_role",
+            "--grant-to",
+            "no_such_role");
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).contains("no_such_role").contains("42704");
+  }
+
+  @Test
+  void statusShowsHolderLabelTokenAndState() {
+    WriterFence fence = WriterFence.builder(db.dataSource()).build();
+    FenceLease held =
+        fence.tryAcquire("cli-status-held", "upload", Duration.ofSeconds(120)).orElseThrow();
+    FenceLease freed =
+        fence.tryAcquire("cli-status-free", "pull_sync", Duration.ofSeconds(120)).orElseThrow();
+    fence.release(freed);
+    try {
+      Cli.Run run = Cli.run("status", "--jdbc-url", db.jdbcUrl(), "--user", "postgres");
+
+      assertThat(run.exitCode()).as(run.err()).isZero();
+      assertThat(run.out().lines().findFirst().orElseThrow())
+          .contains(
+              "fence name",
+              "holder label",
+              "fencing token",
+              "acquired",
+              "expires",
+              "seconds left",
+              "state");
+      assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-held ")))
+          .singleElement()
+          .asString()
+          .contains("upload", " " + held.fencingToken() + " ", "held");
+      assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-free ")))
+          .singleElement()
+          .asString()
+          .contains("pull_sync", "free");
+
+      Cli.Run json = Cli.run("status", "--json", "--jdbc-url", db.jdbcUrl(), "--user", "postgres");
+      assertThat(json.exitCode()).isZero();
+      assertThat(json.out())
+          .contains("\"fence_name\":\"cli-status-held\"")
+          .contains("\"state\":\"held\"");
+    } finally {
+      fence.release(held);
+    }
+  }
+
+  private long count(String sql, String param) throws SQLException {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, param);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}
