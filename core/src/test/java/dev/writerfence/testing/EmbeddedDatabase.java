@@ -7,6 +7,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -74,7 +76,15 @@ public final class EmbeddedDatabase {
    * @return a JDBC URL for the {@code postgres} database as the superuser {@code postgres}
    */
   public String jdbcUrl() {
-    return "jdbc:postgresql://127.0.0.1:" + port() + "/postgres";
+    return jdbcUrl("postgres");
+  }
+
+  /**
+   * @param database a database on this server
+   * @return a JDBC URL for it
+   */
+  public String jdbcUrl(String database) {
+    return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database;
   }
 
   /**
@@ -90,8 +100,18 @@ public final class EmbeddedDatabase {
    * @return an unpooled data source of that role
    */
   public DataSource dataSource(String user, String password) {
+    return dataSource("postgres", user, password);
+  }
+
+  /**
+   * @param database a database on this server
+   * @param user a role
+   * @param password its password, or {@code null}
+   * @return an unpooled data source of that role on that database
+   */
+  public DataSource dataSource(String database, String user, String password) {
     PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(jdbcUrl());
+    ds.setURL(jdbcUrl(database));
     ds.setUser(user);
     if (password != null) {
       ds.setPassword(password);
@@ -113,6 +133,51 @@ public final class EmbeddedDatabase {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * Runs a query as the superuser and returns the first column of its only row.
+   *
+   * @param type the Java type of that column
+   * @param sql the query, with {@code ?} parameters
+   * @param params the parameters
+   * @param <T> the Java type
+   * @return the value, or {@code null} for SQL NULL
+   * @throws IllegalStateException when the query fails or returns no row
+   */
+  public <T> T queryValue(Class<T> type, String sql, Object... params) {
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new IllegalStateException("no row from: " + sql);
+        }
+        return rs.getObject(1, type);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * @return a mark for {@link #serverProblemsSince}: the number of lines logged so far
+   */
+  public int serverLogMark() {
+    return serverLogLines().size();
+  }
+
+  /**
+   * @param mark a value of {@link #serverLogMark()} taken earlier
+   * @return the lines logged since the mark at level ERROR, FATAL or PANIC
+   */
+  public List<String> serverProblemsSince(int mark) {
+    List<String> lines = serverLogLines();
+    return lines.subList(Math.min(mark, lines.size()), lines.size()).stream()
+        .filter(l -> l.contains("ERROR:") || l.contains("FATAL:") || l.contains("PANIC:"))
+        .toList();
   }
 
   /**

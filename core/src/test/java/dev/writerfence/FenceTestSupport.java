@@ -1,0 +1,76 @@
+package dev.writerfence;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.LeaseStore;
+import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.testing.ContractCalls;
+import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.FenceNames;
+import dev.writerfence.testing.RecordingLeaseStore;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * What the core tests share: the embedded database with the default schema, a fresh random fence
+ * name per test (case C06), and fences that give up quickly when busy.
+ */
+abstract class FenceTestSupport {
+  static final EmbeddedDatabase DB = EmbeddedDatabase.get();
+  static final String SCHEMA = FenceSchema.DEFAULT_SCHEMA;
+  static final Duration TTL = Duration.ofSeconds(30);
+
+  /** Three attempts 20 ms apart: a busy outcome comes back in well under a second. */
+  static final BusyRetryPolicy QUICK_RETRY =
+      new BusyRetryPolicy(3, Duration.ofMillis(20), 1.0, Duration.ofMillis(20), 0.0);
+
+  /** The contract called in SQL, as the owner. */
+  final ContractCalls sql = new ContractCalls(DB.dataSource(), SCHEMA);
+
+  /** This test's own fence name; no other test or run uses it. */
+  String name;
+
+  @BeforeEach
+  void freshFenceName(TestInfo test) {
+    name = FenceNames.random(test.getTestMethod().map(Method::getName).orElse("test"));
+  }
+
+  static WriterFence.Builder fence(DataSource dataSource) {
+    return WriterFence.builder(dataSource).retryPolicy(QUICK_RETRY).defaultTtl(TTL);
+  }
+
+  static WriterFence fence() {
+    return fence(DB.dataSource()).build();
+  }
+
+  static WriterFence fence(LeaseStore store) {
+    return WriterFence.builder(store).retryPolicy(QUICK_RETRY).defaultTtl(TTL).build();
+  }
+
+  static RecordingLeaseStore recordingStore() {
+    return new RecordingLeaseStore(
+        new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10)));
+  }
+
+  FenceRequest request(String holderLabel) {
+    return FenceRequest.builder(name).holderLabel(holderLabel).build();
+  }
+
+  LeaseStatus status(WriterFence fence) {
+    return fence.status(name).orElseThrow(() -> new AssertionError("no row for " + name));
+  }
+
+  /** Waits, by the database clock, until the fence's row is in {@code state}. */
+  void awaitState(ContractCalls calls, String state) {
+    await("state " + state + " of " + name)
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> state.equals(calls.state(name)));
+  }
+}

@@ -1,0 +1,107 @@
+package dev.writerfence.testing;
+
+import dev.writerfence.schema.FenceSchema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The SQL contract called the way a psql script or a Python writer calls it: the scalar functions
+ * {@code acquire}, {@code renew}, {@code release} and the {@code lease_status} view of one schema,
+ * each in its own autocommit statement. Errors come back as the driver's {@link SQLException}.
+ */
+public final class ContractCalls {
+  private final DataSource dataSource;
+  private final String schema;
+
+  /**
+   * @param dataSource connections of the role to call as
+   * @param schema the contract's schema
+   */
+  public ContractCalls(DataSource dataSource, String schema) {
+    this.dataSource = dataSource;
+    this.schema = FenceSchema.checkIdentifier("schema", schema);
+  }
+
+  /**
+   * @return {@code <schema>.acquire(name, token, label, ttl)}: the fencing token, or {@code null}
+   *     when busy
+   */
+  public Long acquire(String fenceName, UUID holderToken, String holderLabel, Integer ttlSeconds)
+      throws SQLException {
+    return call(
+        Long.class,
+        "SELECT " + schema + ".acquire(?, ?, ?, ?)",
+        fenceName,
+        holderToken,
+        holderLabel,
+        ttlSeconds);
+  }
+
+  /**
+   * @return {@code <schema>.renew(name, token, ttl)}
+   */
+  public Boolean renew(String fenceName, UUID holderToken, Integer ttlSeconds) throws SQLException {
+    return call(
+        Boolean.class, "SELECT " + schema + ".renew(?, ?, ?)", fenceName, holderToken, ttlSeconds);
+  }
+
+  /**
+   * @return {@code <schema>.release(name, token)}
+   */
+  public Boolean release(String fenceName, UUID holderToken) throws SQLException {
+    return call(Boolean.class, "SELECT " + schema + ".release(?, ?)", fenceName, holderToken);
+  }
+
+  /**
+   * @return the {@code state} column of {@code lease_status} for the name, or {@code null} when the
+   *     name has no row
+   */
+  public String state(String fenceName) throws SQLException {
+    return statusColumn(String.class, "state", fenceName);
+  }
+
+  /**
+   * @return the {@code fencing_token} column of {@code lease_status} for the name
+   */
+  public Long fencingToken(String fenceName) throws SQLException {
+    return statusColumn(Long.class, "fencing_token", fenceName);
+  }
+
+  /**
+   * @return the {@code expires_at} column of {@code lease_status} for the name
+   */
+  public OffsetDateTime expiresAt(String fenceName) throws SQLException {
+    return statusColumn(OffsetDateTime.class, "expires_at", fenceName);
+  }
+
+  /**
+   * @return the number of rows in {@code <schema>.lease}; needs the owner's privileges
+   */
+  public long leaseRows() throws SQLException {
+    return call(Long.class, "SELECT count(*) FROM " + schema + ".lease");
+  }
+
+  private <T> T statusColumn(Class<T> type, String column, String fenceName) throws SQLException {
+    return call(
+        type,
+        "SELECT " + column + " FROM " + schema + ".lease_status WHERE fence_name = ?",
+        fenceName);
+  }
+
+  private <T> T call(Class<T> type, String sql, Object... params) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getObject(1, type) : null;
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.writerfence.testing;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.LeaseStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A {@link LeaseStore} that passes every call to a real store and records the holder tokens each
+ * acquire and release carried, so a test can count round trips and match tokens. Thread-safe.
+ */
+public final class RecordingLeaseStore implements LeaseStore {
+  private final LeaseStore delegate;
+  private final List<UUID> acquireTokens = new CopyOnWriteArrayList<>();
+  private final List<UUID> releaseTokens = new CopyOnWriteArrayList<>();
+
+  /**
+   * @param delegate the real store
+   */
+  public RecordingLeaseStore(LeaseStore delegate) {
+    this.delegate = delegate;
+  }
+
+  /**
+   * @return the holder token of every acquire attempt, in call order
+   */
+  public List<UUID> acquireTokens() {
+    return List.copyOf(acquireTokens);
+  }
+
+  /**
+   * @return the holder token of every release, in call order
+   */
+  public List<UUID> releaseTokens() {
+    return List.copyOf(releaseTokens);
+  }
+
+  @Override
+  public Optional<FenceLease> acquire(
+      String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
+    acquireTokens.add(holderToken);
+    return delegate.acquire(fenceName, holderToken, holderLabel, ttl);
+  }
+
+  @Override
+  public Optional<Instant> renew(FenceLease lease, Duration ttl) {
+    return delegate.renew(lease, ttl);
+  }
+
+  @Override
+  public boolean release(FenceLease lease) {
+    releaseTokens.add(lease.holderToken());
+    return delegate.release(lease);
+  }
+
+  @Override
+  public Optional<LeaseStatus> status(String fenceName) {
+    return delegate.status(fenceName);
+  }
+
+  @Override
+  public List<LeaseStatus> statusAll() {
+    return delegate.statusAll();
+  }
+}

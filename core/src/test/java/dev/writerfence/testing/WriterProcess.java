@@ -1,0 +1,212 @@
+package dev.writerfence.testing;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.writerfence.FenceLease;
+import dev.writerfence.WriterFence;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * A writer in a process of its own, for tests that need real separate JVMs. Run it with {@link
+ * #fork}; it talks over standard input and output, one line at a time, and prints {@code ready}
+ * once it can act at once.
+ *
+ * <ul>
+ *   <li>{@code serve}: answers commands {@code try NAME LABEL TTL_SECONDS} with {@code acquired
+ *       TOKEN} or {@code busy}, {@code release NAME} with {@code released true|false}, and ends on
+ *       {@code exit}.
+ *   <li>{@code burst NAME THREADS}: on {@code go}, every thread tries once to acquire NAME at the
+ *       same moment; prints one {@code result acquired TOKEN}, {@code result busy} or {@code result
+ *       failed ...} line per thread; on {@code release} releases what it won, prints {@code done}
+ *       and ends.
+ *   <li>{@code hammer NAME THREADS MILLIS TABLE WRITER}: on {@code go}, runs {@link Hammer} for
+ *       MILLIS, recording into TABLE; prints {@code done SECTIONS BUSY FAILURES} and ends.
+ * </ul>
+ */
+public final class WriterProcess {
+  private static final Duration TTL = Duration.ofSeconds(30);
+
+  private WriterProcess() {}
+
+  /**
+   * Starts a writer process on the embedded database of this JVM and waits until it is ready.
+   *
+   * @param db the database
+   * @param schema the contract's schema
+   * @param command {@code serve}, {@code burst} or {@code hammer}, then its arguments
+   * @return the ready process
+   */
+  public static ForkedJvm fork(EmbeddedDatabase db, String schema, String... command) {
+    List<String> args = new ArrayList<>(List.of(db.jdbcUrl(), schema));
+    args.addAll(List.of(command));
+    ForkedJvm jvm = ForkedJvm.start(WriterProcess.class, args.toArray(String[]::new));
+    try {
+      jvm.awaitLine("ready", Duration.ofSeconds(60));
+    } catch (AssertionError e) {
+      jvm.close();
+      throw e;
+    }
+    return jvm;
+  }
+
+  /**
+   * One try to acquire, as every writer of a burst makes it.
+   *
+   * @param fence the fence
+   * @param fenceName the name
+   * @param label the holder label
+   * @param won where a won lease is put, to be released later
+   * @return {@code acquired TOKEN}, {@code busy} or {@code failed ...}
+   */
+  public static String tryOnce(
+      WriterFence fence, String fenceName, String label, Queue<FenceLease> won) {
+    try {
+      Optional<FenceLease> lease = fence.tryAcquire(fenceName, label, TTL);
+      lease.ifPresent(won::add);
+      return lease.map(l -> "acquired " + l.fencingToken()).orElse("busy");
+    } catch (RuntimeException e) {
+      return "failed " + e;
+    }
+  }
+
+  /**
+   * @param args JDBC URL, schema, command and its arguments
+   */
+  public static void main(String[] args) throws Exception {
+    String url = args[0];
+    String schema = args[1];
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String label = "pid-" + ProcessHandle.current().pid();
+    switch (args[2]) {
+      case "serve" -> serve(url, schema, in);
+      case "burst" -> burst(url, schema, args[3], Integer.parseInt(args[4]), label, in);
+      case "hammer" ->
+          hammer(
+              url,
+              schema,
+              args[3],
+              Integer.parseInt(args[4]),
+              Duration.ofMillis(Long.parseLong(args[5])),
+              args[6],
+              args[7] + "@" + label,
+              in);
+      default -> throw new IllegalArgumentException("unknown command " + args[2]);
+    }
+    System.exit(0);
+  }
+
+  private static void serve(String url, String schema, BufferedReader in) throws IOException {
+    WriterFence fence = WriterFence.builder(unpooled(url)).schema(schema).build();
+    fence.status("warm-up"); // loads the driver and opens one connection before "ready"
+    Map<String, FenceLease> held = new HashMap<>();
+    say("ready");
+    String line;
+    while ((line = in.readLine()) != null && !line.equals("exit")) {
+      String[] words = line.split(" ");
+      if (words[0].equals("try")) {
+        Optional<FenceLease> lease =
+            fence.tryAcquire(words[1], words[2], Duration.ofSeconds(Long.parseLong(words[3])));
+        lease.ifPresent(l -> held.put(words[1], l));
+        say(lease.map(l -> "acquired " + l.fencingToken()).orElse("busy"));
+      } else if (words[0].equals("release")) {
+        FenceLease lease = held.remove(words[1]);
+        say("released " + (lease != null && fence.release(lease)));
+      } else {
+        say("unknown " + line);
+      }
+    }
+  }
+
+  private static void burst(
+      String url, String schema, String fenceName, int threads, String label, BufferedReader in)
+      throws Exception {
+    try (HikariDataSource pool = Pools.warmPool(url, "postgres", threads)) {
+      WriterFence fence = WriterFence.builder(pool).schema(schema).build();
+      Queue<FenceLease> won = new ConcurrentLinkedQueue<>();
+      CountDownLatch ready = new CountDownLatch(threads);
+      CountDownLatch go = new CountDownLatch(1);
+      ExecutorService executor = Executors.newFixedThreadPool(threads);
+      List<Future<String>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        String who = label + "/" + t;
+        results.add(
+            executor.submit(
+                () -> {
+                  ready.countDown();
+                  go.await();
+                  return tryOnce(fence, fenceName, who, won);
+                }));
+      }
+      ready.await();
+      say("ready");
+      awaitCommand(in, "go");
+      go.countDown();
+      for (Future<String> result : results) {
+        say("result " + result.get());
+      }
+      executor.shutdown();
+      awaitCommand(in, "release");
+      won.forEach(fence::release);
+      say("done");
+    }
+  }
+
+  private static void hammer(
+      String url,
+      String schema,
+      String fenceName,
+      int threads,
+      Duration duration,
+      String table,
+      String writer,
+      BufferedReader in)
+      throws Exception {
+    try (HikariDataSource pool = Pools.warmPool(url, "postgres", threads)) {
+      WriterFence fence = WriterFence.builder(pool).schema(schema).build();
+      CriticalSections record = new CriticalSections(unpooled(url), table);
+      say("ready");
+      awaitCommand(in, "go");
+      Hammer.Outcome outcome = Hammer.run(fence, fenceName, record, writer, threads, duration);
+      outcome.failures().forEach(Throwable::printStackTrace);
+      say("done " + outcome.sections() + " " + outcome.busy() + " " + outcome.failures().size());
+    }
+  }
+
+  private static PGSimpleDataSource unpooled(String url) {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(url);
+    ds.setUser("postgres");
+    return ds;
+  }
+
+  private static void awaitCommand(BufferedReader in, String command) throws IOException {
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.equals(command)) {
+        return;
+      }
+    }
+    throw new IOException("standard input closed before '" + command + "'");
+  }
+
+  private static synchronized void say(String line) {
+    System.out.println(line);
+    System.out.flush();
+  }
+}
