@@ -20,11 +20,16 @@ public final class WriterFenceUnavailableException extends WriterFenceException 
   }
 
   /**
-   * @return the SQLState of the underlying {@link SQLException}, if the cause carries one
+   * @return the SQLState of the first {@link SQLException} in the cause chain, if there is one (the
+   *     cause itself, or the cause of a {@code TransientLeaseStoreException} when transient errors
+   *     outlasted the retries)
    */
   public Optional<String> sqlState() {
-    return getCause() instanceof SQLException sql
-        ? Optional.ofNullable(sql.getSQLState())
-        : Optional.empty();
+    for (Throwable t = getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof SQLException sql) {
+        return Optional.ofNullable(sql.getSQLState());
+      }
+    }
+    return Optional.empty();
   }
 }
