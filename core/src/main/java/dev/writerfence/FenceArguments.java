@@ -4,10 +4,13 @@ import java.time.Duration;
 
 /**
  * The input rules of the SQL contract, checked in Java before anything reaches the database. The
- * same rules are checked again by {@code writer_fence.check_args} in SQL (V1__writer_fence.sql).
+ * same rules are checked again by {@code writer_fence.check_args} in SQL (V1__writer_fence.sql),
+ * and both accept exactly the same values: lengths count characters as PostgreSQL's {@code
+ * char_length} does (Unicode code points, so a character outside the BMP counts once), and blank
+ * means made only of what {@link Character#isWhitespace(int)} calls white space.
  */
 public final class FenceArguments {
-  /** Longest fence name and holder label, in characters. */
+  /** Longest fence name and holder label, in characters (Unicode code points). */
   public static final int MAX_NAME_LENGTH = 200;
 
   /** Shortest TTL, in seconds. */
@@ -19,8 +22,8 @@ public final class FenceArguments {
   private FenceArguments() {}
 
   /**
-   * Checks a fence name: 1 to 200 characters, not blank, no control characters (U+0000 to U+001F,
-   * U+007F to U+009F).
+   * Checks a fence name: 1 to 200 characters (code points), not blank, no control characters
+   * (U+0000 to U+001F, U+007F to U+009F).
    *
    * @param fenceName the name to check
    * @return the same name
@@ -29,7 +32,7 @@ public final class FenceArguments {
   public static String fenceName(String fenceName) {
     if (fenceName == null
         || fenceName.isEmpty()
-        || fenceName.length() > MAX_NAME_LENGTH
+        || length(fenceName) > MAX_NAME_LENGTH
         || fenceName.isBlank()
         || hasControlCharacter(fenceName)) {
       throw new IllegalArgumentException(
@@ -41,7 +44,8 @@ public final class FenceArguments {
   }
 
   /**
-   * Checks a holder label: {@code null} or up to 200 characters with no control characters.
+   * Checks a holder label: {@code null} or up to 200 characters (code points) with no control
+   * characters.
    *
    * @param holderLabel the label to check, may be {@code null}
    * @return the same label
@@ -49,7 +53,7 @@ public final class FenceArguments {
    */
   public static String holderLabel(String holderLabel) {
     if (holderLabel != null
-        && (holderLabel.length() > MAX_NAME_LENGTH || hasControlCharacter(holderLabel))) {
+        && (length(holderLabel) > MAX_NAME_LENGTH || hasControlCharacter(holderLabel))) {
       throw new IllegalArgumentException(
           "writer-fence: holder label "
               + quote(holderLabel)
@@ -78,6 +82,10 @@ public final class FenceArguments {
     return (int) ttl.getSeconds();
   }
 
+  private static int length(String s) {
+    return s.codePointCount(0, s.length());
+  }
+
   private static boolean hasControlCharacter(String s) {
     for (int i = 0; i < s.length(); i++) {
       if (Character.isISOControl(s.charAt(i))) {
@@ -92,18 +100,21 @@ public final class FenceArguments {
       return "null";
     }
     StringBuilder out = new StringBuilder("'");
-    int shown = Math.min(s.length(), 60);
-    for (int i = 0; i < shown; i++) {
-      char c = s.charAt(i);
-      if (Character.isISOControl(c)) {
-        out.append(String.format("\\u%04X", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
+    int length = length(s);
+    int shown = Math.min(length, 60);
+    s.codePoints()
+        .limit(shown)
+        .forEach(
+            c -> {
+              if (Character.isISOControl(c)) {
+                out.append(String.format("\\u%04X", c));
+              } else {
+                out.appendCodePoint(c);
+              }
+            });
     out.append('\'');
-    if (s.length() > shown) {
-      out.append("... (").append(s.length()).append(" characters)");
+    if (length > shown) {
+      out.append("... (").append(length).append(" characters)");
     }
     return out.toString();
   }

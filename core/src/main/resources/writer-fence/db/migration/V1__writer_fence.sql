@@ -25,7 +25,9 @@ REVOKE ALL ON TABLE ${writer_fence_schema}.lease FROM PUBLIC;
 ALTER TABLE ${writer_fence_schema}.lease ENABLE ROW LEVEL SECURITY;
 
 -- Input rules, shared by every function. SQLSTATE 22023 (invalid_parameter_value), with the
--- offending value in the message.
+-- offending value in the message. They accept exactly what the Java checks (FenceArguments)
+-- accept: char_length counts code points, and a blank name is one made only of the characters
+-- Java's Character.isWhitespace calls white space (the control ones are refused anyway).
 CREATE OR REPLACE FUNCTION ${writer_fence_schema}.check_args(
     p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
 RETURNS void
@@ -34,7 +36,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
     IF p_fence_name IS NULL OR char_length(p_fence_name) NOT BETWEEN 1 AND 200
-       OR p_fence_name ~ '[\u0001-\u001f\u007f-\u009f]' OR btrim(p_fence_name) = '' THEN
+       OR p_fence_name ~ '[\u0001-\u001f\u007f-\u009f]'
+       OR p_fence_name ~ '^[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]+$' THEN
         RAISE EXCEPTION 'writer-fence: fence name % is not allowed: 1 to 200 characters, not blank, no control characters',
             coalesce(quote_literal(p_fence_name), 'NULL') USING ERRCODE = '22023';
     END IF;
