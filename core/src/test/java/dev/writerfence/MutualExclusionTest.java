@@ -1,0 +1,92 @@
+package dev.writerfence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.writerfence.testing.CountingListener;
+import dev.writerfence.testing.CriticalSections;
+import dev.writerfence.testing.CriticalSections.Section;
+import dev.writerfence.testing.ForkedJvm;
+import dev.writerfence.testing.Hammer;
+import dev.writerfence.testing.Pools;
+import dev.writerfence.testing.WriterProcess;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One writer at a time under real contention: threads of this JVM and of two forked JVMs enter one
+ * fenced critical section again and again; every section is recorded with database times and its
+ * fencing token, and the record is checked afterwards.
+ */
+class MutualExclusionTest extends FenceTestSupport {
+  private static final Duration HAMMER = Duration.ofSeconds(3);
+  private static final int PROCESSES = 2;
+  private static final int THREADS_PER_PROCESS = 4;
+  private static final int THREADS_HERE = 8;
+
+  @Test
+  void sixteenThreadsInThreeJvmsNeverOverlapAndTokensRiseInTimeOrder() throws Exception {
+    String table = "sections_" + UUID.randomUUID().toString().replace("-", "");
+    CriticalSections record = new CriticalSections(DB.dataSource(), table).create();
+    List<ForkedJvm> processes = new ArrayList<>();
+    try (HikariDataSource pool = Pools.warmPool(DB.jdbcUrl(), "postgres", THREADS_HERE)) {
+      for (int i = 0; i < PROCESSES; i++) {
+        processes.add(
+            WriterProcess.fork(
+                DB,
+                SCHEMA,
+                "hammer",
+                name,
+                String.valueOf(THREADS_PER_PROCESS),
+                String.valueOf(HAMMER.toMillis()),
+                table,
+                "process-" + i));
+      }
+      CountingListener contention = new CountingListener();
+      WriterFence fence = WriterFence.builder(pool).listener(contention).build();
+      processes.forEach(p -> p.send("go"));
+      Hammer.Outcome here = Hammer.run(fence, name, record, "test-jvm", THREADS_HERE, HAMMER);
+
+      int sections = here.sections();
+      assertThat(here.failures()).isEmpty();
+      for (ForkedJvm process : processes) {
+        String[] done = process.awaitLine("done ", Duration.ofSeconds(60)).split(" ");
+        assertThat(done[3]).as("failures in %s", process).isEqualTo("0");
+        sections += Integer.parseInt(done[1]);
+      }
+
+      List<Section> recorded = record.load();
+      assertThat(recorded).hasSize(sections).hasSizeGreaterThan(30);
+      assertThat(contention.busyAttempts()).as("writers really contended").isPositive();
+      assertThat(recorded)
+          .extracting(s -> s.writer().replaceAll("[@/].*", ""))
+          .as("every JVM got the lease")
+          .contains("test-jvm", "process-0", "process-1");
+      assertThat(CriticalSections.violations(recorded)).isEmpty();
+    } finally {
+      processes.forEach(ForkedJvm::close);
+    }
+  }
+
+  @Test
+  void theRecordCheckFindsOverlapsAndTokensOutOfOrder() {
+    OffsetDateTime t0 = OffsetDateTime.parse("2026-11-30T12:00:00Z");
+    Section first = new Section("a", 1, t0, t0.plusNanos(2_000_000));
+    Section overlapping = new Section("b", 2, t0.plusNanos(1_000_000), t0.plusNanos(3_000_000));
+    Section olderToken = new Section("c", 1, t0.plusNanos(4_000_000), t0.plusNanos(5_000_000));
+
+    assertThat(CriticalSections.violations(List.of(first, overlapping)))
+        .singleElement(STRING)
+        .startsWith("overlap");
+    assertThat(CriticalSections.violations(List.of(first, olderToken)))
+        .singleElement(STRING)
+        .startsWith("token order");
+    Section next = new Section("c", 2, t0.plusNanos(4_000_000), t0.plusNanos(5_000_000));
+    assertThat(CriticalSections.violations(List.of(first, next))).isEmpty();
+  }
+}

@@ -1,0 +1,144 @@
+package dev.writerfence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.testing.ContractCalls;
+import java.math.BigDecimal;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The SQL contract as any language calls it: {@code acquire}, {@code renew}, {@code release}, the
+ * {@code lease_status} view, and the installer that puts them in place.
+ */
+class SqlContractTest extends FenceTestSupport {
+
+  @Test
+  void acquireAnswersATokenOrNullAndTheSameHolderGetsItsCurrentTokenBack() throws Exception {
+    UUID holder = UUID.randomUUID();
+    Long token = sql.acquire(name, holder, "first", 30);
+    OffsetDateTime expiresAt = sql.expiresAt(name);
+
+    assertThat(token).isEqualTo(1L);
+    assertThat(sql.acquire(name, holder, "first", 30)).isEqualTo(token);
+    assertThat(sql.expiresAt(name)).as("a repeat changes nothing").isEqualTo(expiresAt);
+    assertThat(sql.acquire(name, UUID.randomUUID(), "second", 30)).isNull();
+    assertThat(sql.fencingToken(name)).isEqualTo(token);
+  }
+
+  @Test
+  void renewExtendsOnlyALiveLeaseOfTheSameHolder() throws Exception {
+    UUID holder = UUID.randomUUID();
+    sql.acquire(name, holder, "holder", 30);
+    OffsetDateTime before = sql.expiresAt(name);
+
+    assertThat(sql.renew(name, UUID.randomUUID(), 600)).isFalse();
+    assertThat(sql.expiresAt(name)).isEqualTo(before);
+    assertThat(sql.renew(name, holder, 600)).isTrue();
+    assertThat(sql.expiresAt(name)).isAfter(before.plusSeconds(500));
+    assertThat(sql.renew(name + "-never-acquired", holder, 600)).isFalse();
+
+    assertThat(sql.release(name, holder)).isTrue();
+    assertThat(sql.renew(name, holder, 600)).as("released").isFalse();
+    assertThat(sql.state(name)).isEqualTo("free");
+  }
+
+  @Test
+  void releaseFreesOnlyForTheSameHolderAndKeepsTheCounter() throws Exception {
+    UUID holder = UUID.randomUUID();
+    Long token = sql.acquire(name, holder, "holder", 30);
+
+    assertThat(sql.release(name, UUID.randomUUID())).isFalse();
+    assertThat(sql.state(name)).isEqualTo("held");
+    assertThat(sql.release(name, holder)).isTrue();
+    assertThat(sql.release(name, holder)).as("twice").isFalse();
+    assertThat(sql.state(name)).isEqualTo("free");
+    assertThat(sql.fencingToken(name)).isEqualTo(token);
+    assertThat(statusRow().holderLabel()).as("the last holder stays visible").isEqualTo("holder");
+  }
+
+  @Test
+  void tokensStayMonotonicAcrossReleaseAndExpiryTakeoverThroughEveryState() throws Exception {
+    UUID first = UUID.randomUUID();
+    UUID second = UUID.randomUUID();
+    UUID third = UUID.randomUUID();
+
+    Long t1 = sql.acquire(name, first, "first", 30);
+    assertThat(statusRow().state()).isEqualTo("held");
+    assertThat(statusRow().secondsLeft()).isGreaterThan(BigDecimal.valueOf(25));
+    sql.release(name, first);
+    assertThat(statusRow().state()).isEqualTo("free");
+    assertThat(statusRow().secondsLeft()).isZero();
+
+    Long t2 = sql.acquire(name, second, "second", 1);
+    awaitState(sql, "expired");
+    assertThat(statusRow().secondsLeft()).isZero();
+    assertThat(sql.renew(name, second, 30)).as("expired leases are not renewed").isFalse();
+
+    Long t3 = sql.acquire(name, third, "third", 30);
+    assertThat(sql.release(name, second)).as("the stale holder").isFalse();
+    assertThat(statusRow().state()).isEqualTo("held");
+    assertThat(statusRow().holderLabel()).isEqualTo("third");
+    assertThat(List.of(t1, t2, t3)).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void installingAgainKeepsLeasesAndTokens() throws Exception {
+    UUID holder = UUID.randomUUID();
+    Long token = sql.acquire(name, holder, "kept", 30);
+
+    FenceSchema.defaults().install(DB.dataSource());
+    FenceSchema.defaults().install(DB.dataSource());
+
+    assertThat(sql.state(name)).isEqualTo("held");
+    assertThat(sql.fencingToken(name)).isEqualTo(token);
+    assertThat(sql.release(name, holder)).isTrue();
+    assertThat(DB.queryValue(Integer.class, "SELECT writer_fence.schema_version()"))
+        .isEqualTo(FenceSchema.VERSION);
+  }
+
+  @Test
+  void concurrentInstallsFromSeveralThreadsAllSucceedWithOneContract() throws Exception {
+    String schema = "wf_concurrent";
+    DB.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    int installers = 6;
+    CyclicBarrier start = new CyclicBarrier(installers);
+    ExecutorService threads = Executors.newFixedThreadPool(installers);
+    try {
+      List<Future<Void>> installs = new ArrayList<>();
+      for (int i = 0; i < installers; i++) {
+        installs.add(
+            threads.submit(
+                () -> {
+                  start.await();
+                  FenceSchema.defaults().schema(schema).install(DB.dataSource());
+                  return null;
+                }));
+      }
+      for (Future<Void> install : installs) {
+        install.get(); // any installer's failure fails the test here
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertThat(
+            DB.queryValue(
+                Long.class, "SELECT count(*) FROM pg_tables WHERE schemaname = ?", schema))
+        .isEqualTo(1L);
+    ContractCalls installed = new ContractCalls(DB.dataSource(), schema);
+    assertThat(installed.acquire(name, UUID.randomUUID(), "after", 30)).isEqualTo(1L);
+  }
+
+  private LeaseStatus statusRow() {
+    return status(fence());
+  }
+}
