@@ -51,6 +51,7 @@ public final class WriterFence {
   private final BusyRetryPolicy defaultRetryPolicy;
   private final FenceListener listener;
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
+  private final Retry releaseRetry;
 
   private WriterFence(Builder b) {
     this.store =
@@ -59,6 +60,16 @@ public final class WriterFence {
     this.defaultHolderLabel = b.defaultHolderLabel;
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
+    // A transient error rolled the release back, so repeating it is safe; giving up would leave
+    // the lease held until its TTL.
+    this.releaseRetry =
+        Retry.of(
+            "writer-fence-release",
+            RetryConfig.<Boolean>custom()
+                .maxAttempts(b.retryPolicy.maxAttempts())
+                .intervalFunction(b.retryPolicy.intervalFunction())
+                .retryOnException(e -> e instanceof TransientLeaseStoreException)
+                .build());
   }
 
   /**
@@ -124,19 +135,32 @@ public final class WriterFence {
 
   /**
    * Releases a lease with the holder token its acquire minted. Only that holder's row is freed; the
-   * fencing-token counter stays. A {@code false} answer is logged as a warning.
+   * fencing-token counter stays. A {@code false} answer is logged as a warning. A transient error
+   * (SQLState 40001, 40P01, 55P03) rolled the release back and is retried with this fence's default
+   * retry policy.
    *
    * @param lease a lease from this fence; never {@code null}
    * @return {@code true} when freed; {@code false} when the lease had expired and another holder
    *     took it over, or it was already released
-   * @throws WriterFenceUnavailableException when the database cannot be reached; the lease then
-   *     expires after its TTL
+   * @throws WriterFenceUnavailableException when the database cannot be reached, or kept failing
+   *     transiently through the last attempt; the lease then expires after its TTL
    */
   public boolean release(FenceLease lease) {
     Objects.requireNonNull(lease, "lease");
     boolean freed;
     try {
-      freed = store.release(lease);
+      freed = releaseRetry.executeSupplier(() -> store.release(lease));
+    } catch (TransientLeaseStoreException e) {
+      throw new WriterFenceUnavailableException(
+          lease.fenceName(),
+          "writer-fence: fence '"
+              + lease.fenceName()
+              + "': the release kept failing transiently (SQLState "
+              + e.sqlState()
+              + "); the lease frees itself at its expiry "
+              + lease.expiresAt()
+              + " (database clock)",
+          e);
     } finally {
       lease.markReleased();
     }

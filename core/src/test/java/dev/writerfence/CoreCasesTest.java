@@ -379,6 +379,32 @@ class CoreCasesTest extends FenceTestSupport {
   }
 
   @Test
+  void C10_transientFailuresOnReleaseAreRetriedLeavingNoLeaseBehind() throws Exception {
+    ContractCalls faulty = FaultInjection.faultyCalls();
+    CountingListener listener = new CountingListener();
+    WriterFence fence = FaultInjection.fence(5, listener);
+
+    String result =
+        fence.call(
+            request("c10"),
+            () -> {
+              FaultInjection.inject(name, 2); // the release's update fails twice
+              return "written";
+            });
+
+    assertThat(result).isEqualTo("written");
+    assertThat(listener.freed()).isEqualTo(1);
+    assertThat(faulty.state(name)).as("the lease was not left held").isEqualTo("free");
+
+    FenceLease lease = fence.tryAcquire(name, "c10", TTL).orElseThrow();
+    FaultInjection.inject(name, 100);
+    assertThat(catchThrowable(() -> fence.release(lease)))
+        .isInstanceOfSatisfying(
+            WriterFenceUnavailableException.class,
+            e -> assertThat(e.sqlState()).hasValueSatisfying(s -> assertThat(s).startsWith("40")));
+  }
+
+  @Test
   void C10_transientFailuresPastTheBoundAreUnavailableNamingTheSqlState() throws Exception {
     ContractCalls faulty = FaultInjection.faultyCalls();
     FaultInjection.inject(name, 100);
