@@ -1,0 +1,88 @@
+package dev.writerfence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.testing.CountingListener;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The high-level fenced calls beyond the shared cases: asynchronous holds and interruption. */
+class FencedCallTest extends FenceTestSupport {
+
+  @Test
+  void asyncCallKeepsTheLeaseUntilItsStageCompletes() throws Exception {
+    WriterFence fence = fence();
+    CompletableFuture<String> work = new CompletableFuture<>();
+
+    CompletableFuture<String> fenced = fence.callAsync(request("async"), () -> work);
+    assertThat(sql.state(name)).isEqualTo("held");
+    assertThat(fence.tryAcquire(name, "other", TTL)).as("busy while the stage runs").isEmpty();
+
+    work.complete("written");
+    assertThat(fenced.get(5, TimeUnit.SECONDS)).isEqualTo("written");
+    assertThat(sql.state(name)).isEqualTo("free");
+  }
+
+  @Test
+  void asyncCallReleasesWhenItsStageFailsAndPassesTheFailureOn() throws Exception {
+    WriterFence fence = fence();
+    CompletableFuture<String> work = new CompletableFuture<>();
+    IllegalStateException failure = new IllegalStateException("upload failed");
+
+    CompletableFuture<String> fenced = fence.callAsync(request("async"), () -> work);
+    work.completeExceptionally(failure);
+
+    assertThat(fenced)
+        .failsWithin(Duration.ofSeconds(5))
+        .withThrowableOfType(ExecutionException.class)
+        .havingCause()
+        .isSameAs(failure);
+    assertThat(sql.state(name)).isEqualTo("free");
+  }
+
+  @Test
+  void interruptWhileWaitingOnABusyFenceFailsClosedAndKeepsTheInterrupt() throws Exception {
+    FenceLease holder = fence().tryAcquire(name, "holder", TTL).orElseThrow();
+    CountingListener listener = new CountingListener();
+    WriterFence patient =
+        fence(DB.dataSource())
+            .retryPolicy(
+                new BusyRetryPolicy(10, Duration.ofSeconds(5), 1.0, Duration.ofSeconds(5), 0))
+            .listener(listener)
+            .build();
+    AtomicInteger ran = new AtomicInteger();
+    AtomicReference<Throwable> outcome = new AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                patient.call(request("patient"), ran::incrementAndGet);
+              } catch (Throwable t) {
+                outcome.set(t);
+              }
+              stillInterrupted.set(Thread.currentThread().isInterrupted());
+            });
+    waiter.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> listener.busyAttempts() >= 1);
+
+    waiter.interrupt();
+    waiter.join(10_000);
+
+    assertThat(waiter.isAlive()).isFalse();
+    assertThat(ran).hasValue(0);
+    assertThat(stillInterrupted).isTrue();
+    assertThat(outcome.get())
+        .isInstanceOf(WriterFenceUnavailableException.class)
+        .hasMessageContaining("interrupted");
+    assertThat(fence().release(holder)).isTrue();
+  }
+}
