@@ -1,6 +1,8 @@
 package dev.writerfence.cli;
 
 import dev.writerfence.schema.FenceSchema;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 import picocli.CommandLine;
@@ -16,7 +18,7 @@ public final class DatabaseOptions {
   @Option(
       names = "--jdbc-url",
       paramLabel = "URL",
-      description = "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/app")
+      description = "JDBC URL: jdbc:postgresql://HOST:PORT/DB")
   String jdbcUrl;
 
   @Option(
@@ -53,8 +55,7 @@ public final class DatabaseOptions {
       if (urlRequired) {
         throw usage("missing required option: '--jdbc-url=URL' (a jdbc:postgresql: URL)");
       }
-    } else if (!jdbcUrl.startsWith("jdbc:postgresql:")
-        || org.postgresql.Driver.parseURL(jdbcUrl, null) == null) {
+    } else if (!jdbcUrl.startsWith("jdbc:postgresql:") || !parses(jdbcUrl)) {
       throw usage(
           "--jdbc-url '"
               + jdbcUrl
@@ -65,6 +66,22 @@ public final class DatabaseOptions {
       FenceSchema.checkIdentifier("--schema", schema);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
+    }
+  }
+
+  /** pgjdbc's own logger, held so that its level stays set while the driver parses. */
+  private static final Logger PGJDBC_LOG = Logger.getLogger("org.postgresql");
+
+  /** Whether pgjdbc can parse the URL; the driver's own warning about it is not printed. */
+  private static boolean parses(String url) {
+    synchronized (PGJDBC_LOG) {
+      Level level = PGJDBC_LOG.getLevel();
+      PGJDBC_LOG.setLevel(Level.OFF);
+      try {
+        return org.postgresql.Driver.parseURL(url, null) != null;
+      } finally {
+        PGJDBC_LOG.setLevel(level);
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package dev.writerfence.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.pg.PgLeaseStore;
 import java.io.PrintWriter;
@@ -39,7 +40,14 @@ public final class StatusCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     db.validate(true);
     PgLeaseStore store = new PgLeaseStore(db.dataSource(), db.schema(), Duration.ofSeconds(10));
-    List<LeaseStatus> rows = store.statusAll();
+    List<LeaseStatus> rows;
+    try {
+      rows = store.statusAll();
+    } catch (WriterFenceUnavailableException e) {
+      throw new IllegalStateException(
+          "could not read " + db.schema() + ".lease_status",
+          e.getCause() != null ? e.getCause() : e);
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       ObjectMapper mapper = new ObjectMapper();

@@ -68,14 +68,14 @@ public final class WriterFenceCli implements Runnable {
     StringBuilder sb = new StringBuilder();
     for (Throwable t = e; t != null; t = t.getCause()) {
       String message = t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
-      if (t instanceof SQLException sql && sql.getSQLState() != null) {
-        message = message + " (SQLState " + sql.getSQLState() + ")";
-      }
       if (sb.indexOf(message) < 0) {
         if (sb.length() > 0) {
           sb.append(": ");
         }
         sb.append(message);
+        if (t instanceof SQLException sql && sql.getSQLState() != null) {
+          sb.append(" (SQLState ").append(sql.getSQLState()).append(')');
+        }
       }
       if (t.getCause() == t) {
         break;

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
@@ -48,12 +49,14 @@ import software.amazon.awssdk.services.s3.model.S3Object;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Start PostgreSQL (embedded, on 127.0.0.1, unless --jdbc-url is given) and S3Proxy (in"
-          + " memory, on 127.0.0.1), then several writer processes that write batches of objects"
-          + " to one bucket, each batch inside a @WriterFenced(\"corpus\") method, stamped with its"
-          + " fencing token. Then check the record: no two critical sections overlap, fencing"
-          + " tokens rise in time order, every object carries the token of the lease that wrote it"
-          + " last.",
+      "Run writer processes on one bucket through the fence, then check what they did.",
+      "",
+      "Starts PostgreSQL (embedded, on 127.0.0.1, unless --jdbc-url is given) and S3Proxy (in"
+          + " memory, on 127.0.0.1), then writer processes labelled write-back, upload, pull_sync"
+          + " whose threads write batches of objects to one bucket, each batch inside a"
+          + " @WriterFenced(\"corpus\") method, each object stamped with its fencing token. Then"
+          + " checks the record: no two critical sections overlap, fencing tokens rise in time"
+          + " order, every object carries the token of the lease that wrote it last.",
       ""
     },
     exitCodeListHeading = "%nExit status:%n",
@@ -130,7 +133,11 @@ public final class DemoCommand implements Callable<Integer> {
     PrintWriter progress = json ? spec.commandLine().getErr() : out;
     Path work = Files.createTempDirectory("writer-fence-demo-");
     boolean ok = false;
-    try (Cleanup cleanup = new Cleanup()) {
+    Cleanup cleanup = new Cleanup();
+    try (cleanup) {
+      if (!keep) {
+        cleanup.onInterrupt(() -> deleteTree(work)); // Ctrl-C: leave nothing behind
+      }
       progress.printf(
           "writer-fence demo: %d writer processes x %d threads, %d s each, fence '%s'%n",
           writers, threads, seconds, CorpusWriter.FENCE_NAME);
@@ -192,6 +199,9 @@ public final class DemoCommand implements Callable<Integer> {
 
       long launched = System.nanoTime();
       watch(processes, labels, work, database, progress, t0);
+      if (cleanup.wasInterrupted()) {
+        throw new CancellationException("stopped by a signal");
+      }
       double writeSeconds = secondsSince(launched);
 
       List<WriterResult> results = new ArrayList<>();
@@ -221,7 +231,9 @@ public final class DemoCommand implements Callable<Integer> {
       out.flush();
       return ok ? 0 : 1;
     } finally {
-      if (ok && !keep) {
+      if (cleanup.wasInterrupted()) {
+        // stopped by a signal: the shutdown hook has stopped everything and cleaned up
+      } else if (ok && !keep) {
         deleteTree(work);
       } else {
         progress.printf("record and logs kept in %s%n", work);
@@ -699,8 +711,14 @@ public final class DemoCommand implements Callable<Integer> {
    */
   private static final class Cleanup implements AutoCloseable {
     private final Deque<Object> resources = new ArrayDeque<>();
-    private final Thread hook = new Thread(this::stopAll, "writer-fence-demo-cleanup");
+    private final Thread hook = new Thread(this::interrupted, "writer-fence-demo-cleanup");
+    private final List<Runnable> onInterrupt = new ArrayList<>();
     private boolean stopped;
+    private volatile boolean interrupted;
+
+    boolean wasInterrupted() {
+      return interrupted;
+    }
 
     Cleanup() {
       Runtime.getRuntime().addShutdownHook(hook);
@@ -709,6 +727,11 @@ public final class DemoCommand implements Callable<Integer> {
     synchronized <T extends AutoCloseable> T add(T resource) {
       resources.push(resource);
       return resource;
+    }
+
+    /** Runs after everything is stopped, only when the JVM is stopped (Ctrl-C) mid-run. */
+    synchronized void onInterrupt(Runnable action) {
+      onInterrupt.add(action);
     }
 
     synchronized void onClose(AutoCloseable action) {
@@ -728,6 +751,12 @@ public final class DemoCommand implements Callable<Integer> {
       } catch (IllegalStateException e) {
         // the JVM is shutting down: the hook runs, and finds everything stopped
       }
+    }
+
+    private synchronized void interrupted() {
+      interrupted = true;
+      stopAll();
+      onInterrupt.forEach(Runnable::run);
     }
 
     private synchronized void stopAll() {
