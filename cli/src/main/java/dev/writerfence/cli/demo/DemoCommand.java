@@ -122,6 +122,14 @@ public final class DemoCommand implements Callable<Integer> {
           "keep the folder with the record and the writers' logs (kept anyway on failure)")
   boolean keep;
 
+  @Option(
+      names = "--break-fence",
+      hidden = true,
+      description =
+          "for testing the checks: writers skip the lease (every acquire is granted at once), so"
+              + " the run must end with violations and exit status 1")
+  boolean breakFence;
+
   @Mixin DatabaseOptions db;
 
   @Override
@@ -141,6 +149,9 @@ public final class DemoCommand implements Callable<Integer> {
       progress.printf(
           "writer-fence demo: %d writer processes x %d threads, %d s each, fence '%s'%n",
           writers, threads, seconds, CorpusWriter.FENCE_NAME);
+      if (breakFence) {
+        progress.println("  --break-fence: writers skip the lease, so violations are expected");
+      }
       progress.flush();
 
       // S3Proxy starts on another thread while PostgreSQL starts on this one.
@@ -326,6 +337,9 @@ public final class DemoCommand implements Callable<Integer> {
             "--secret-key", DemoStorage.SECRET_KEY,
             "--bucket", BUCKET,
             "--out", work.toString()));
+    if (breakFence) {
+      command.add("--break-fence");
+    }
     if (database.user() != null && !database.user().isEmpty()) {
       command.add("--user");
       command.add(database.user());

@@ -71,6 +71,9 @@ public final class DemoWriter implements Callable<Integer> {
   @Option(names = "--out", required = true, description = "folder for the record files")
   Path out;
 
+  @Option(names = "--break-fence", description = "grant every acquire: no exclusion at all")
+  boolean breakFence;
+
   private final LongAdder busy = new LongAdder();
   private final LongAdder unavailable = new LongAdder();
   private final LongAdder errors = new LongAdder();
@@ -116,9 +119,12 @@ public final class DemoWriter implements Callable<Integer> {
     try (HikariDataSource pool = pool();
         S3Client s3 = S3Clients.create(endpoint, accessKey, secretKey);
         SectionLog log = SectionLog.create(sectionsFile(out, label))) {
+      WriterFence.Builder builder =
+          breakFence
+              ? WriterFence.builder(new GrantingLeaseStore())
+              : WriterFence.builder(pool).schema(schema);
       WriterFence fence =
-          WriterFence.builder(pool)
-              .schema(schema)
+          builder
               .defaultHolderLabel(label)
               .defaultTtl(Duration.ofSeconds(30))
               .listener(stats)

@@ -50,6 +50,30 @@ class DemoCommandTest {
   }
 
   @Test
+  void demoWithTheFenceBrokenReportsViolationsAndFails() throws Exception {
+    // The same run with writers that skip the lease: the checks must catch it end to end.
+    Cli.Run run =
+        Cli.run(
+            "demo",
+            "--json",
+            "--break-fence",
+            "--writers",
+            "3",
+            "--threads",
+            "2",
+            "--seconds",
+            "3");
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(1);
+    JsonNode summary = JSON.readTree(run.out());
+    assertThat(summary.get("ok").asBoolean()).isFalse();
+    assertThat(summary.get("overlaps").asInt()).isPositive();
+    assertThat(summary.get("token_order_violations").asInt()).isPositive();
+    assertThat(summary.get("violations").asInt()).isPositive();
+    assertThat(summary.get("violation_examples")).isNotEmpty();
+  }
+
+  @Test
   void demoOnAnExistingDatabaseWithItsOwnSchema() throws Exception {
     EmbeddedDatabase db = EmbeddedDatabase.get();
     Cli.Run run =
