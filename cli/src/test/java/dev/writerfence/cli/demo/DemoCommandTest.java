@@ -6,6 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.cli.Cli;
 import dev.writerfence.testing.EmbeddedDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -71,6 +77,15 @@ class DemoCommandTest {
     assertThat(summary.get("token_order_violations").asInt()).isPositive();
     assertThat(summary.get("violations").asInt()).isPositive();
     assertThat(summary.get("violation_examples")).isNotEmpty();
+
+    // A failed run keeps its folder for inspection and says where; this one was expected.
+    Matcher kept = Pattern.compile("record and logs kept in (\\S+)").matcher(run.err());
+    assertThat(kept.find()).as(run.err()).isTrue();
+    try (Stream<Path> files = Files.walk(Path.of(kept.group(1)))) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   @Test
