@@ -7,7 +7,9 @@ import java.util.Optional;
 /**
  * Receives the outcome of every acquire and release, for metrics and logs. Every method has a no-op
  * default. Called on the thread that made the call; an implementation must be fast and must not
- * throw (an exception it throws is logged and ignored).
+ * throw. Whatever it throws is logged and ignored, except a {@link VirtualMachineError}, which
+ * propagates to the caller; one thrown by {@link #acquired} first releases the new lease, and the
+ * guarded code does not run.
  */
 public interface FenceListener {
 

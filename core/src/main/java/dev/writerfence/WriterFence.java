@@ -34,8 +34,14 @@ import org.slf4j.LoggerFactory;
  * <p>A fenced call ({@link #call}, {@link #run}, {@link #proceed}) is: acquire (busy retried with
  * Resilience4j backoff), run, release with the holder token that acquire minted. The guarded code
  * runs only with a confirmed lease; otherwise the caller gets {@link WriterFenceBusyException} or
- * {@link WriterFenceUnavailableException} and nothing runs. A fenced call for a fence name the
- * thread already holds runs inside the existing hold, with no second acquire.
+ * {@link WriterFenceUnavailableException} and nothing runs.
+ *
+ * <p>Re-entrancy: a fenced call for a fence name the thread already holds in the same exclusion
+ * domain runs inside the existing hold, with no second acquire. The domain is the lease store: for
+ * the lease-row backend, one DataSource object and one schema, so two fences built on the same
+ * DataSource and schema share their holds, while a fence on another schema or database (or another
+ * DataSource object) acquires its own lease. A hold ends when its fenced call ends; a lease the
+ * guarded code released early through {@link #release} is held no more from that moment.
  *
  * <p>Thread-safe; build one per application and share it.
  */
@@ -91,13 +97,27 @@ public final class WriterFence {
 
   /**
    * The lease the current thread holds on a fence name, so code inside a fenced call can stamp its
-   * writes with the fencing token.
+   * writes with the fencing token. When the thread holds that name in several exclusion domains
+   * (fences on other schemas or databases), the innermost wins; {@link #currentLease} asks one
+   * fence's domain only.
    *
    * @param fenceName the fence name
-   * @return the innermost lease this thread holds on it, or empty outside any hold
+   * @return the innermost lease this thread holds on it, in any domain, or empty outside any hold
+   *     (a lease released early by the guarded code is no longer held)
    */
   public static Optional<FenceLease> current(String fenceName) {
     return HeldFences.find(fenceName);
+  }
+
+  /**
+   * The lease the current thread holds on a fence name in this fence's exclusion domain: its lease
+   * store (for the lease-row backend, the same DataSource object and schema).
+   *
+   * @param fenceName the fence name
+   * @return the innermost lease this thread holds on it from this fence's store, or empty
+   */
+  public Optional<FenceLease> currentLease(String fenceName) {
+    return HeldFences.find(store, fenceName);
   }
 
   /**
@@ -177,7 +197,9 @@ public final class WriterFence {
   }
 
   /**
-   * Runs {@code body} under the fence: acquire (busy retried), run, release.
+   * Runs {@code body} under the fence: acquire (busy retried), run, release. Inside a hold of the
+   * same fence name in this fence's domain, {@code body} just runs. When {@code body} released the
+   * lease itself, it is not released again.
    *
    * @param request the request; never {@code null}
    * @param body the guarded code; never {@code null}
@@ -189,23 +211,24 @@ public final class WriterFence {
    * @throws Exception what {@code body} threw, with any release failure attached as suppressed
    */
   public <T> T call(FenceRequest request, Callable<T> body) throws Exception {
+    Objects.requireNonNull(request, "request");
     Objects.requireNonNull(body, "body");
-    Optional<FenceLease> held = HeldFences.find(request.fenceName());
-    if (held.isPresent()) {
+    if (HeldFences.find(store, request.fenceName()).isPresent()) {
       return body.call();
     }
     FenceLease lease = acquire(request);
-    HeldFences.push(lease);
+    Throwable primary = null;
     try {
+      HeldFences.push(store, lease);
       return body.call();
     } catch (Throwable t) {
-      HeldFences.pop(lease);
-      releaseAfter(lease, t);
+      primary = t;
       throw t;
     } finally {
+      // The hold ends with the call, also when the body released the lease itself.
+      HeldFences.pop(lease);
       if (lease.isValid()) {
-        HeldFences.pop(lease);
-        releaseAfter(lease, null);
+        releaseAfter(lease, primary);
       }
     }
   }
@@ -279,25 +302,46 @@ public final class WriterFence {
   public Object proceed(
       FenceRequest request, Class<?> declaredReturnType, FencedInvocation invocation)
       throws Throwable {
-    if (HeldFences.find(request.fenceName()).isPresent()) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(declaredReturnType, "declaredReturnType");
+    Objects.requireNonNull(invocation, "invocation");
+    if (HeldFences.find(store, request.fenceName()).isPresent()) {
       return invocation.proceed();
     }
     FenceLease lease = acquire(request);
-    HeldFences.push(lease);
-    Object result;
+    Throwable primary = null;
+    boolean releasedByStage = false;
     try {
-      result = invocation.proceed();
+      HeldFences.push(store, lease);
+      Object result = invocation.proceed();
+      if (result instanceof CompletionStage<?> stage) {
+        CompletableFuture<Object> afterRelease = new CompletableFuture<>();
+        stage.whenComplete(
+            (value, failure) -> {
+              if (lease.isValid()) {
+                releaseAfter(lease, failure);
+              }
+              if (failure != null) {
+                afterRelease.completeExceptionally(failure);
+              } else {
+                afterRelease.complete(value);
+              }
+            });
+        releasedByStage = true;
+        return declaredReturnType.isAssignableFrom(CompletableFuture.class) ? afterRelease : stage;
+      }
+      return result;
     } catch (Throwable t) {
-      HeldFences.pop(lease);
-      releaseAfter(lease, t);
+      primary = t;
       throw t;
+    } finally {
+      // The hold on this thread ends here; an asynchronous body keeps its lease until its stage
+      // completes, and a body that released the lease itself is not released again.
+      HeldFences.pop(lease);
+      if (!releasedByStage && lease.isValid()) {
+        releaseAfter(lease, primary);
+      }
     }
-    HeldFences.pop(lease);
-    if (result instanceof CompletionStage<?> stage) {
-      return releaseOnCompletion(lease, stage, declaredReturnType);
-    }
-    releaseAfter(lease, null);
-    return result;
   }
 
   /**
@@ -329,21 +373,6 @@ public final class WriterFence {
    */
   public BusyRetryPolicy defaultRetryPolicy() {
     return defaultRetryPolicy;
-  }
-
-  private Object releaseOnCompletion(
-      FenceLease lease, CompletionStage<?> stage, Class<?> declaredReturnType) {
-    CompletableFuture<Object> afterRelease = new CompletableFuture<>();
-    stage.whenComplete(
-        (value, failure) -> {
-          releaseAfter(lease, failure);
-          if (failure != null) {
-            afterRelease.completeExceptionally(failure);
-          } else {
-            afterRelease.complete(value);
-          }
-        });
-    return declaredReturnType.isAssignableFrom(CompletableFuture.class) ? afterRelease : stage;
   }
 
   /** Releases after the guarded code; never masks the code's own outcome. */
@@ -409,8 +438,14 @@ public final class WriterFence {
           request, "writer-fence: fence '" + fenceName + "': acquire failed: " + e, e);
     }
     if (lease.isPresent()) {
+      FenceLease acquired = lease.get();
       Duration waited = Duration.ofNanos(System.nanoTime() - started);
-      notifyListener(() -> listener.acquired(lease.get(), attempts[0], waited));
+      try {
+        notifyListener(() -> listener.acquired(acquired, attempts[0], waited));
+      } catch (Throwable t) { // a VirtualMachineError: nobody will own the lease, so give it back
+        releaseAfter(acquired, t);
+        throw t;
+      }
       return lease;
     }
     if (!busyThrows) {
@@ -458,11 +493,18 @@ public final class WriterFence {
                     .build()));
   }
 
-  private void notifyListener(Runnable call) {
+  /**
+   * Calls the listener. Whatever it throws is logged and ignored, except a {@link
+   * VirtualMachineError}, which is rethrown: the JVM is in no state to go on as if nothing
+   * happened.
+   */
+  private static void notifyListener(Runnable call) {
     try {
       call.run();
-    } catch (RuntimeException e) {
-      LOG.warn("writer-fence: a FenceListener threw; ignored", e);
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      LOG.warn("writer-fence: a FenceListener threw; ignored", t);
     }
   }
 

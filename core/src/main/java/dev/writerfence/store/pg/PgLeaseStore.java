@@ -28,6 +28,11 @@ import javax.sql.DataSource;
  * gives the connection back: nothing is pinned while a lease is held, and the lease is visible to
  * every other writer the moment {@link #acquire} returns. The DataSource must hand out connections
  * of its own, never one bound to the caller's open transaction.
+ *
+ * <p>Two stores are equal when they use the same DataSource object (identity, not {@code equals})
+ * and the same schema: they are one exclusion domain, so a fenced call nested in a hold of an equal
+ * store re-enters it. Two DataSource objects are two domains even when they reach the same
+ * database: a nested call then acquires again and finds its own fence busy (fail closed).
  */
 public final class PgLeaseStore implements LeaseStore {
   private final DataSource dataSource;
@@ -201,6 +206,28 @@ public final class PgLeaseStore implements LeaseStore {
     } catch (SQLException e) {
       throw SqlErrors.classify(fenceName, schema, e);
     }
+  }
+
+  /**
+   * @param other another object
+   * @return {@code true} when {@code other} is a {@code PgLeaseStore} on the same DataSource object
+   *     and schema (the query timeout plays no part)
+   */
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof PgLeaseStore that
+        && dataSource == that.dataSource
+        && schema.equals(that.schema);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * System.identityHashCode(dataSource) + schema.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "PgLeaseStore[schema=" + schema + "]";
   }
 
   @FunctionalInterface
