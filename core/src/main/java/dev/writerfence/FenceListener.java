@@ -40,7 +40,8 @@ public interface FenceListener {
   default void busy(FenceRequest request, int attempts, Optional<LeaseStatus> holder) {}
 
   /**
-   * The database could not confirm the lease; the guarded code will not run.
+   * The database could not confirm the lease; the guarded code will not run. Not called when the
+   * thread was interrupted while waiting to retry ({@link WriterFenceInterruptedException}).
    *
    * @param request the request
    * @param failure what the caller is given

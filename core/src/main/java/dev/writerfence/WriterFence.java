@@ -146,6 +146,8 @@ public final class WriterFence {
    * @param request the request; unset values take this fence's defaults
    * @return the lease; never {@code null}
    * @throws WriterFenceBusyException when another holder kept it through the last attempt
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
+   *     no lease is held and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the database cannot confirm the lease
    */
   public FenceLease acquire(FenceRequest request) {
@@ -206,6 +208,8 @@ public final class WriterFence {
    * @param <T> the result type
    * @return what {@code body} returned
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
+   *     {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed; {@code body} did
    *     not run
    * @throws Exception what {@code body} threw, with any release failure attached as suppressed
@@ -240,6 +244,8 @@ public final class WriterFence {
    * @param request the request; never {@code null}
    * @param body the guarded code; never {@code null}
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
+   *     {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    */
   public void run(FenceRequest request, Runnable body) {
@@ -267,6 +273,8 @@ public final class WriterFence {
    * @param <T> the result type
    * @return a future that completes, with the stage's outcome, after the release
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
+   *     {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    */
   public <T> CompletableFuture<T> callAsync(
@@ -296,6 +304,8 @@ public final class WriterFence {
    * @param invocation proceeds to the advised method; never {@code null}
    * @return the method's result
    * @throws WriterFenceBusyException when busy after the last attempt; the method did not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
+   *     the method did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    * @throws Throwable what the method threw, with any release failure attached as suppressed
    */
@@ -415,24 +425,37 @@ public final class WriterFence {
     try {
       lease = retryFor(policy).executeCallable(attempt);
     } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
+      // Thrown by an attempt itself, never by a wait: not retried, so not an interrupted wait.
       if (e instanceof WriterFenceUnavailableException u) {
         notifyListener(() -> listener.unavailable(request, u));
       }
       throw e;
-    } catch (TransientLeaseStoreException e) {
-      throw unavailable(
-          request,
-          "writer-fence: fence '"
-              + fenceName
-              + "': the database kept failing transiently (SQLState "
-              + e.sqlState()
-              + ") through "
-              + attempts[0]
-              + " attempts; the guarded code did not run",
-          e);
     } catch (Exception e) {
-      if (e instanceof InterruptedException) {
+      // Resilience4j answers an interrupt during its wait by setting the flag again and throwing
+      // what it has: a CancellationException, the last transient error, or nothing usable.
+      if (e instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
         Thread.currentThread().interrupt();
+        throw new WriterFenceInterruptedException(
+            fenceName,
+            "writer-fence: fence '"
+                + fenceName
+                + "': interrupted while waiting to try the acquire again, after "
+                + attempts[0]
+                + (attempts[0] == 1 ? " attempt" : " attempts")
+                + "; the guarded code did not run and no lease is held",
+            e);
+      }
+      if (e instanceof TransientLeaseStoreException t) {
+        throw unavailable(
+            request,
+            "writer-fence: fence '"
+                + fenceName
+                + "': the database kept failing transiently (SQLState "
+                + t.sqlState()
+                + ") through "
+                + attempts[0]
+                + " attempts; the guarded code did not run",
+            e);
       }
       throw unavailable(
           request, "writer-fence: fence '" + fenceName + "': acquire failed: " + e, e);

@@ -49,7 +49,8 @@ class FencedCallTest extends FenceTestSupport {
   }
 
   @Test
-  void interruptWhileWaitingOnABusyFenceFailsClosedAndKeepsTheInterrupt() throws Exception {
+  void interruptWhileWaitingOnABusyFenceIsInterruptedNotUnavailableAndKeepsTheFlag()
+      throws Exception {
     FenceLease holder = fence().tryAcquire(name, "holder", TTL).orElseThrow();
     CountingListener listener = new CountingListener();
     WriterFence patient =
@@ -81,8 +82,14 @@ class FencedCallTest extends FenceTestSupport {
     assertThat(ran).hasValue(0);
     assertThat(stillInterrupted).isTrue();
     assertThat(outcome.get())
-        .isInstanceOf(WriterFenceUnavailableException.class)
-        .hasMessageContaining("interrupted");
+        .isInstanceOf(WriterFenceInterruptedException.class)
+        .isNotInstanceOf(WriterFenceUnavailableException.class)
+        .hasMessageContaining("interrupted")
+        .hasMessageContaining(name)
+        .hasMessageContaining("did not run");
+    assertThat(((WriterFenceException) outcome.get()).fenceName()).isEqualTo(name);
+    assertThat(listener.unavailable()).as("an interrupt is not an unavailable database").isZero();
+    assertThat(listener.busy()).isZero();
     assertThat(fence().release(holder)).isTrue();
   }
 }
