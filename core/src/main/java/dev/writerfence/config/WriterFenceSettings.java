@@ -19,7 +19,9 @@ import javax.sql.DataSource;
  * The settings every weaving mode shares, under the names of the design (§7): {@code holder},
  * {@code ttl}, {@code retry.max-attempts}, {@code retry.initial-interval}, {@code
  * retry.multiplier}, {@code retry.max-interval}, {@code backend}, {@code datasource.url}, {@code
- * datasource.username}, {@code datasource.password}, {@code schema}, {@code query-timeout}.
+ * datasource.username}, {@code datasource.password}, {@code schema}, {@code query-timeout}. The
+ * design's {@code renew-interval} is not accepted: a held lease is not renewed yet, so its TTL must
+ * outlast the critical section.
  *
  * <p>Durations carry a unit: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, or ISO-8601
  * ({@code PT30S}). Immutable.

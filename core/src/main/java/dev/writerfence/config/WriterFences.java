@@ -48,8 +48,12 @@ public final class WriterFences {
     }
   }
 
-  /** Keys other parts read from the same system properties. */
+  /**
+   * Keys other parts read from the same system properties. {@code renew-interval} is not one of
+   * them: nothing renews a held lease yet, so the setting is refused as unknown rather than
+   * accepted and ignored.
+   */
   private static Set<String> agentKeys() {
-    return Set.of("fence-name", "renew-interval", "audit.mode", "audit.report");
+    return Set.of("fence-name", "audit.mode", "audit.report");
   }
 }
