@@ -51,6 +51,9 @@ public final class WriterFence {
   /** TTL used when neither the request nor the builder sets one: 60 seconds. */
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(60);
 
+  /** Query timeout used when the builder sets none: 10 seconds. */
+  public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
+
   private final LeaseStore store;
   private final Duration defaultTtl;
   private final String defaultHolderLabel;
@@ -79,8 +82,19 @@ public final class WriterFence {
   }
 
   /**
+   * A fence on the lease-row backend ({@link PgLeaseStore}) over the given data source.
+   *
+   * <p>The fence bounds each statement with the {@linkplain Builder#queryTimeout query timeout},
+   * but it cannot bound getting a connection: that is the data source's own setting. Configure
+   * yours so that a database that accepts connections and never answers fails within about the
+   * query timeout, as the data sources {@code WriterFenceSettings} builds do; otherwise a fenced
+   * call waits as long as the data source does (pgjdbc's defaults wait forever). For pgjdbc set
+   * {@code connectTimeout} and {@code loginTimeout} (seconds) to the query timeout and {@code
+   * socketTimeout} a few seconds above it; for HikariCP also set {@code connectionTimeout} and
+   * {@code validationTimeout} (milliseconds) at or below the query timeout.
+   *
    * @param dataSource hands out connections of their own (autocommit is used), never one bound to
-   *     the caller's open transaction; a pool such as HikariCP is best
+   *     the caller's open transaction; a pool such as HikariCP is best; see above for its timeouts
    * @return a builder for a fence on the lease-row backend
    */
   public static Builder builder(DataSource dataSource) {
@@ -531,7 +545,11 @@ public final class WriterFence {
     }
   }
 
-  /** Builds a {@link WriterFence}. Not thread-safe. */
+  /**
+   * Builds a {@link WriterFence}. Not thread-safe. A user-supplied DataSource should bound its own
+   * connect, login and read waits by about the query timeout (see {@link
+   * WriterFence#builder(DataSource)}): the query timeout covers statements only.
+   */
   public static final class Builder {
     private final DataSource dataSource;
     private final LeaseStore store;
@@ -539,7 +557,7 @@ public final class WriterFence {
     private Duration defaultTtl = DEFAULT_TTL;
     private String defaultHolderLabel = "pid-" + ProcessHandle.current().pid();
     private BusyRetryPolicy retryPolicy = BusyRetryPolicy.defaults();
-    private Duration queryTimeout = Duration.ofSeconds(10);
+    private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
     private FenceListener listener = new FenceListener() {};
 
     private Builder(DataSource dataSource, LeaseStore store) {
@@ -588,12 +606,17 @@ public final class WriterFence {
     }
 
     /**
-     * @param timeout how long one statement may take before the database counts as unavailable;
-     *     whole seconds, at least 1; default 10 s
+     * @param timeout how long one statement may take before the database counts as unavailable; at
+     *     least 1 second, and a fraction of a second is rounded up to the next whole second (JDBC's
+     *     query timeout is whole seconds: 1.5 s becomes 2 s); default 10 s. It bounds statements
+     *     only, not getting a connection from a user-supplied DataSource (see {@link
+     *     WriterFence#builder(DataSource)})
      * @return this builder
+     * @throws IllegalArgumentException naming the value when it is under 1 second
      */
     public Builder queryTimeout(Duration timeout) {
-      this.queryTimeout = Objects.requireNonNull(timeout, "timeout");
+      PgLeaseStore.queryTimeoutSeconds(Objects.requireNonNull(timeout, "timeout"));
+      this.queryTimeout = timeout;
       return this;
     }
 

@@ -1,19 +1,41 @@
 package dev.writerfence.config;
 
+import dev.writerfence.store.pg.PgLeaseStore;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** Data sources for the fence's own connections, when the application gives none. */
+/**
+ * Data sources for the fence's own connections, when the application gives none. Every wait on the
+ * database is bounded by the query timeout, so a server that accepts TCP and never answers makes
+ * the fence unavailable within about that time instead of hanging (pgjdbc's defaults wait forever
+ * for a login or a read).
+ */
 final class DataSources {
   private static final boolean HIKARI =
       isPresent("com.zaxxer.hikari.HikariDataSource", DataSources.class.getClassLoader());
 
+  /** How much longer than a statement may take a socket read may block: time for the cancel. */
+  static final int SOCKET_TIMEOUT_MARGIN_SECONDS = 5;
+
   private DataSources() {}
 
-  static DataSource create(String url, String username, String password) {
+  /**
+   * @param queryTimeout the fence's query timeout; at least 1 s, rounded up to whole seconds
+   * @return a small HikariCP pool when HikariCP is on the class path, otherwise pgjdbc's unpooled
+   *     data source
+   */
+  static DataSource create(String url, String username, String password, Duration queryTimeout) {
     if (HIKARI) {
-      return Hikari.create(url, username, password);
+      return Hikari.create(url, username, password, queryTimeout);
     }
+    return unpooled(url, username, password, queryTimeout);
+  }
+
+  /** pgjdbc's unpooled data source with connect, login and socket timeouts. */
+  static PGSimpleDataSource unpooled(
+      String url, String username, String password, Duration queryTimeout) {
+    int seconds = PgLeaseStore.queryTimeoutSeconds(queryTimeout);
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(url);
     if (username != null) {
@@ -22,7 +44,19 @@ final class DataSources {
     if (password != null) {
       ds.setPassword(password);
     }
+    ds.setConnectTimeout(seconds); // the TCP connect
+    ds.setLoginTimeout(seconds); // connect, TLS and authentication together
+    ds.setSocketTimeout(socketTimeoutSeconds(seconds)); // any one read, after the statement timeout
     return ds;
+  }
+
+  /**
+   * A socket read may wait a little longer than a statement, so that the statement timeout (and its
+   * cancel request) answers first and the read timeout only catches a server that went silent.
+   */
+  static int socketTimeoutSeconds(int queryTimeoutSeconds) {
+    return (int)
+        Math.min(Integer.MAX_VALUE, (long) queryTimeoutSeconds + SOCKET_TIMEOUT_MARGIN_SECONDS);
   }
 
   private static boolean isPresent(String className, ClassLoader loader) {
@@ -36,7 +70,9 @@ final class DataSources {
 
   /** Kept in its own class so HikariCP is loaded only when it is on the class path. */
   private static final class Hikari {
-    static DataSource create(String url, String username, String password) {
+    static DataSource create(String url, String username, String password, Duration queryTimeout) {
+      int seconds = PgLeaseStore.queryTimeoutSeconds(queryTimeout);
+      long millis = seconds * 1000L;
       com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
       config.setPoolName("writer-fence");
       config.setJdbcUrl(url);
@@ -45,6 +81,15 @@ final class DataSources {
       config.setMaximumPoolSize(4);
       config.setMinimumIdle(1);
       config.setAutoCommit(true);
+      // A borrow waits at most the query timeout for a connection, a liveness check half of it.
+      config.setConnectionTimeout(millis);
+      config.setValidationTimeout(Math.max(250, millis / 2));
+      // Start even when the database is down: each fenced call then fails closed on its own.
+      config.setInitializationFailTimeout(-1);
+      // The driver's own bounds, for the connections the pool opens.
+      config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));
+      config.addDataSourceProperty("loginTimeout", String.valueOf(seconds));
+      config.addDataSourceProperty("socketTimeout", String.valueOf(socketTimeoutSeconds(seconds)));
       return new com.zaxxer.hikari.HikariDataSource(config);
     }
   }

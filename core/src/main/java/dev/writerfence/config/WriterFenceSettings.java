@@ -4,6 +4,7 @@ import dev.writerfence.FenceArguments;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.pg.PgLeaseStore;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -99,11 +100,17 @@ public final class WriterFenceSettings {
 
   /**
    * Builds the data source from {@code datasource.*}: a small HikariCP pool when HikariCP is on the
-   * class path, otherwise pgjdbc's unpooled {@code PGSimpleDataSource}.
+   * class path, otherwise pgjdbc's unpooled {@code PGSimpleDataSource}. Every wait on the database
+   * is bounded by {@code query-timeout} (default 10 s, rounded up to whole seconds): pgjdbc's
+   * {@code connectTimeout} and {@code loginTimeout} are the query timeout and its {@code
+   * socketTimeout} the query timeout plus 5 s; HikariCP's {@code connectionTimeout} is the query
+   * timeout and its {@code validationTimeout} half of it. A server that accepts connections and
+   * never answers thus makes the fence unavailable within about the query timeout. The pool starts
+   * even while the database is down; each fenced call then fails closed on its own.
    *
-   * @return the data source
+   * @return the data source; a HikariCP pool is {@link AutoCloseable}
    * @throws IllegalArgumentException when {@code datasource.url} is missing or not a PostgreSQL
-   *     JDBC URL
+   *     JDBC URL, or {@code query-timeout} breaks its rule
    */
   public DataSource dataSource() {
     String url =
@@ -118,7 +125,10 @@ public final class WriterFenceSettings {
           "writer-fence: datasource.url '" + url + "' is not allowed: a jdbc:postgresql: URL");
     }
     return DataSources.create(
-        url, get("datasource.username").orElse(null), get("datasource.password").orElse(null));
+        url,
+        get("datasource.username").orElse(null),
+        get("datasource.password").orElse(null),
+        queryTimeout());
   }
 
   /**
@@ -138,9 +148,22 @@ public final class WriterFenceSettings {
     get("schema").ifPresent(v -> b.schema(FenceSchema.checkIdentifier("schema", v)));
     get("holder").ifPresent(v -> b.defaultHolderLabel(FenceArguments.holderLabel(v)));
     get("ttl").ifPresent(v -> b.defaultTtl(duration("ttl", v)));
-    get("query-timeout").ifPresent(v -> b.queryTimeout(duration("query-timeout", v)));
+    b.queryTimeout(queryTimeout());
     b.retryPolicy(retryPolicy());
     return b.build();
+  }
+
+  /**
+   * @return {@code query-timeout}, or {@link WriterFence#DEFAULT_QUERY_TIMEOUT} when unset
+   * @throws IllegalArgumentException naming the value when it is not a duration of at least 1 s
+   */
+  public Duration queryTimeout() {
+    Duration timeout =
+        get("query-timeout")
+            .map(v -> duration("query-timeout", v))
+            .orElse(WriterFence.DEFAULT_QUERY_TIMEOUT);
+    PgLeaseStore.queryTimeoutSeconds(timeout);
+    return timeout;
   }
 
   /**

@@ -48,17 +48,14 @@ public final class PgLeaseStore implements LeaseStore {
    * @param dataSource where connections come from; never {@code null}
    * @param schema the contract's schema, a plain lower-case SQL identifier
    * @param queryTimeout how long one statement may take before the store reports the database
-   *     unavailable; whole seconds, at least 1
+   *     unavailable (JDBC's {@code Statement.setQueryTimeout}); at least 1 second, and a fraction
+   *     of a second is rounded up to the next whole second, as {@link #queryTimeoutSeconds} does
    * @throws IllegalArgumentException when the schema name or timeout breaks its rule
    */
   public PgLeaseStore(DataSource dataSource, String schema, Duration queryTimeout) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = FenceSchema.checkIdentifier("schema", schema);
-    if (queryTimeout == null || queryTimeout.getSeconds() < 1) {
-      throw new IllegalArgumentException(
-          "writer-fence: query timeout " + queryTimeout + " is not allowed: at least 1 second");
-    }
-    this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE, queryTimeout.getSeconds());
+    this.queryTimeoutSeconds = queryTimeoutSeconds(queryTimeout);
     this.acquireSql =
         "SELECT fencing_token, acquired_at, expires_at FROM "
             + schema
@@ -72,6 +69,30 @@ public final class PgLeaseStore implements LeaseStore {
             + ".lease_status";
     this.statusSql = columns + " WHERE fence_name = ?";
     this.statusAllSql = columns + " ORDER BY fence_name";
+  }
+
+  /**
+   * The query timeout in the whole seconds JDBC takes: at least 1 second, a fraction rounded up
+   * (1.2 s is 2 s), at most {@link Integer#MAX_VALUE} seconds.
+   *
+   * @param queryTimeout the timeout
+   * @return it in whole seconds, rounded up
+   * @throws IllegalArgumentException naming the value when it is {@code null} or under 1 second
+   */
+  public static int queryTimeoutSeconds(Duration queryTimeout) {
+    if (queryTimeout == null || queryTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException(
+          "writer-fence: query timeout " + queryTimeout + " is not allowed: at least 1 second");
+    }
+    long seconds = queryTimeout.getSeconds() + (queryTimeout.getNano() > 0 ? 1 : 0);
+    return (int) Math.min(Integer.MAX_VALUE, seconds);
+  }
+
+  /**
+   * @return the query timeout in whole seconds, as applied to every statement
+   */
+  public int queryTimeoutSeconds() {
+    return queryTimeoutSeconds;
   }
 
   /**
