@@ -5,9 +5,27 @@ import java.time.Duration;
 /**
  * The input rules of the SQL contract, checked in Java before anything reaches the database. The
  * same rules are checked again by {@code writer_fence.check_args} in SQL (V1__writer_fence.sql),
- * and both accept exactly the same values: lengths count characters as PostgreSQL's {@code
- * char_length} does (Unicode code points, so a character outside the BMP counts once), and blank
- * means made only of what {@link Character#isWhitespace(int)} calls white space.
+ * and both accept exactly the same values:
+ *
+ * <ul>
+ *   <li>Lengths count characters as PostgreSQL's {@code char_length} does in a UTF8 database:
+ *       Unicode code points, so a character outside the BMP counts once.
+ *   <li>Control characters are U+0000 to U+001F and U+007F to U+009F (Unicode category Cc).
+ *   <li>Format characters are one fixed list of code-point ranges, Unicode category Cf as of
+ *       Unicode 16 (invisible characters such as U+200B ZERO WIDTH SPACE, U+202E RIGHT-TO-LEFT
+ *       OVERRIDE, U+FEFF, tag characters): U+00AD, U+0600 to U+0605, U+061C, U+06DD, U+070F, U+0890
+ *       to U+0891, U+08E2, U+180E, U+200B to U+200F, U+202A to U+202E, U+2060 to U+2064, U+2066 to
+ *       U+206F, U+FEFF, U+FFF9 to U+FFFB, U+110BD, U+110CD, U+13430 to U+1343F, U+1BCA0 to U+1BCA3,
+ *       U+1D173 to U+1D17A, U+E0001, U+E0020 to U+E007F. The list is fixed so that the rule does
+ *       not depend on the Unicode version of the JVM or the database.
+ *   <li>White space is what {@link Character#isWhitespace(int)} calls white space in Java 17, the
+ *       control characters aside (they are refused anyway): U+0020, U+1680, U+2000 to U+2006,
+ *       U+2008 to U+200A, U+2028, U+2029, U+205F, U+3000. No-break spaces (U+00A0, U+2007, U+202F)
+ *       are not white space here.
+ *   <li>An unpaired surrogate is refused: it has no UTF-8 form, and the driver would send it as
+ *       {@code ?}, making two different Java names one fence. (SQL never sees one, so it has no
+ *       such check.)
+ * </ul>
  */
 public final class FenceArguments {
   /** Longest fence name and holder label, in characters (Unicode code points). */
@@ -19,11 +37,52 @@ public final class FenceArguments {
   /** Longest TTL, in seconds (one day). */
   public static final long MAX_TTL_SECONDS = 86_400;
 
+  /** Format characters (Unicode 16 category Cf), as inclusive code-point ranges; as in SQL. */
+  private static final int[][] FORMAT_CHARACTERS = {
+    {0x00AD, 0x00AD},
+    {0x0600, 0x0605},
+    {0x061C, 0x061C},
+    {0x06DD, 0x06DD},
+    {0x070F, 0x070F},
+    {0x0890, 0x0891},
+    {0x08E2, 0x08E2},
+    {0x180E, 0x180E},
+    {0x200B, 0x200F},
+    {0x202A, 0x202E},
+    {0x2060, 0x2064},
+    {0x2066, 0x206F},
+    {0xFEFF, 0xFEFF},
+    {0xFFF9, 0xFFFB},
+    {0x110BD, 0x110BD},
+    {0x110CD, 0x110CD},
+    {0x13430, 0x1343F},
+    {0x1BCA0, 0x1BCA3},
+    {0x1D173, 0x1D17A},
+    {0xE0001, 0xE0001},
+    {0xE0020, 0xE007F}
+  };
+
+  /** White space, control characters aside, as inclusive code-point ranges; as in SQL. */
+  private static final int[][] WHITE_SPACE = {
+    {0x0020, 0x0020},
+    {0x1680, 0x1680},
+    {0x2000, 0x2006},
+    {0x2008, 0x200A},
+    {0x2028, 0x2029},
+    {0x205F, 0x205F},
+    {0x3000, 0x3000}
+  };
+
+  private static final String NAME_RULE =
+      "1 to 200 characters, no control or format characters, no leading or trailing white space";
+  private static final String LABEL_RULE = "up to 200 characters, no control or format characters";
+
   private FenceArguments() {}
 
   /**
-   * Checks a fence name: 1 to 200 characters (code points), not blank, no control characters
-   * (U+0000 to U+001F, U+007F to U+009F).
+   * Checks a fence name: 1 to 200 characters (code points), no control characters, no format
+   * characters, no unpaired surrogates, and no white space at either end (so never blank). The
+   * character sets are those of the class description.
    *
    * @param fenceName the name to check
    * @return the same name
@@ -33,19 +92,18 @@ public final class FenceArguments {
     if (fenceName == null
         || fenceName.isEmpty()
         || length(fenceName) > MAX_NAME_LENGTH
-        || fenceName.isBlank()
-        || hasControlCharacter(fenceName)) {
+        || hasForbiddenCharacter(fenceName)
+        || isWhiteSpace(fenceName.codePointAt(0))
+        || isWhiteSpace(fenceName.codePointBefore(fenceName.length()))) {
       throw new IllegalArgumentException(
-          "writer-fence: fence name "
-              + quote(fenceName)
-              + " is not allowed: 1 to 200 characters, not blank, no control characters");
+          "writer-fence: fence name " + quote(fenceName) + " is not allowed: " + NAME_RULE);
     }
     return fenceName;
   }
 
   /**
-   * Checks a holder label: {@code null} or up to 200 characters (code points) with no control
-   * characters.
+   * Checks a holder label: {@code null}, or up to 200 characters (code points) with no control
+   * characters, no format characters and no unpaired surrogates. White space is allowed anywhere.
    *
    * @param holderLabel the label to check, may be {@code null}
    * @return the same label
@@ -53,11 +111,9 @@ public final class FenceArguments {
    */
   public static String holderLabel(String holderLabel) {
     if (holderLabel != null
-        && (length(holderLabel) > MAX_NAME_LENGTH || hasControlCharacter(holderLabel))) {
+        && (length(holderLabel) > MAX_NAME_LENGTH || hasForbiddenCharacter(holderLabel))) {
       throw new IllegalArgumentException(
-          "writer-fence: holder label "
-              + quote(holderLabel)
-              + " is not allowed: up to 200 characters, no control characters");
+          "writer-fence: holder label " + quote(holderLabel) + " is not allowed: " + LABEL_RULE);
     }
     return holderLabel;
   }
@@ -86,9 +142,42 @@ public final class FenceArguments {
     return s.codePointCount(0, s.length());
   }
 
-  private static boolean hasControlCharacter(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (Character.isISOControl(s.charAt(i))) {
+  /** A control or format character, or a surrogate without its partner. */
+  private static boolean hasForbiddenCharacter(String s) {
+    for (int i = 0; i < s.length(); ) {
+      int c = s.codePointAt(i);
+      if (Character.isISOControl(c) || isFormat(c) || isUnpairedSurrogate(c)) {
+        return true;
+      }
+      i += Character.charCount(c);
+    }
+    return false;
+  }
+
+  /** {@link String#codePointAt} and {@link String#codePoints} give an unpaired surrogate as is. */
+  private static boolean isUnpairedSurrogate(int c) {
+    return c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE;
+  }
+
+  /**
+   * @param codePoint a Unicode code point
+   * @return whether it is in the fixed list of format characters (Unicode 16 category Cf)
+   */
+  static boolean isFormat(int codePoint) {
+    return inRanges(FORMAT_CHARACTERS, codePoint);
+  }
+
+  /**
+   * @param codePoint a Unicode code point
+   * @return whether it is white space for the leading and trailing rule (control characters aside)
+   */
+  static boolean isWhiteSpace(int codePoint) {
+    return inRanges(WHITE_SPACE, codePoint);
+  }
+
+  private static boolean inRanges(int[][] ranges, int codePoint) {
+    for (int[] range : ranges) {
+      if (codePoint >= range[0] && codePoint <= range[1]) {
         return true;
       }
     }
@@ -106,8 +195,10 @@ public final class FenceArguments {
         .limit(shown)
         .forEach(
             c -> {
-              if (Character.isISOControl(c)) {
-                out.append(String.format("\\u%04X", c));
+              if (c > Character.MAX_VALUE && isFormat(c)) {
+                out.append(String.format("\\U%08X", c));
+              } else if (Character.isISOControl(c) || isFormat(c) || isUnpairedSurrogate(c)) {
+                out.append(String.format("\\u%04X", c)); // made visible
               } else {
                 out.appendCodePoint(c);
               }

@@ -28,7 +28,8 @@ public final class FenceRequest {
   }
 
   /**
-   * @param fenceName the fence name (1 to 200 characters, no control characters)
+   * @param fenceName the fence name: 1 to 200 characters, no control or format characters, no
+   *     leading or trailing white space ({@link FenceArguments#fenceName})
    * @return a request with every other value left to the fence's defaults
    * @throws IllegalArgumentException when the name breaks the rule
    */
@@ -37,7 +38,8 @@ public final class FenceRequest {
   }
 
   /**
-   * @param fenceName the fence name (1 to 200 characters, no control characters)
+   * @param fenceName the fence name: 1 to 200 characters, no control or format characters, no
+   *     leading or trailing white space ({@link FenceArguments#fenceName})
    * @return a builder
    */
   public static Builder builder(String fenceName) {
@@ -97,8 +99,8 @@ public final class FenceRequest {
     }
 
     /**
-     * @param holderLabel up to 200 characters, no control characters; {@code null} for the fence's
-     *     default label
+     * @param holderLabel up to 200 characters, no control or format characters ({@link
+     *     FenceArguments#holderLabel}); {@code null} for the fence's default label
      * @return this builder
      */
     public Builder holderLabel(String holderLabel) {

@@ -139,8 +139,10 @@ public final class WriterFence {
    * lease is not put on the thread's held-fence stack: the caller owns it and must {@link #release}
    * it.
    *
-   * @param fenceName 1 to 200 characters, no control characters
-   * @param holderLabel up to 200 characters, or {@code null} for the default label
+   * @param fenceName 1 to 200 characters, no control or format characters, no leading or trailing
+   *     white space ({@link FenceArguments#fenceName})
+   * @param holderLabel up to 200 characters, no control or format characters, or {@code null} for
+   *     the default label
    * @param ttl whole seconds from 1 to 86400, or {@code null} for the default TTL
    * @return the lease, or empty when another live holder has the fence
    * @throws IllegalArgumentException naming the bad value when an input breaks its rule

@@ -30,8 +30,10 @@ import java.lang.annotation.Target;
 public @interface WriterFenced {
 
   /**
-   * The fence name: every writer of one bucket or volume uses the same name. 1 to 200 characters,
-   * no control characters.
+   * The fence name: every writer of one bucket or volume uses the same name. 1 to 200 characters
+   * (code points), no control or format characters (such as U+200B ZERO WIDTH SPACE or U+FEFF), no
+   * leading or trailing white space; the rule is {@code FenceArguments.fenceName} in
+   * writer-fence-core, checked again by the SQL contract.
    *
    * <p>Placeholders {@code {0}}, {@code {1}}, ... are replaced by the method's arguments (their
    * {@code toString()}), for example {@code "corpus:{0}"} for one fence per bucket. A placeholder
@@ -46,7 +48,7 @@ public @interface WriterFenced {
    * The holder label shown to operators (for example {@code write-back}, {@code upload}, {@code
    * pull_sync}). Observability only, never part of exclusion. Empty: the fence's default label.
    *
-   * @return up to 200 characters, no control characters; empty for the default
+   * @return up to 200 characters, no control or format characters; empty for the default
    */
   String holder() default "";
 

@@ -26,27 +26,48 @@ ALTER TABLE ${writer_fence_schema}.lease ENABLE ROW LEVEL SECURITY;
 
 -- Input rules, shared by every function. SQLSTATE 22023 (invalid_parameter_value), with the
 -- offending value in the message. They accept exactly what the Java checks (FenceArguments)
--- accept: char_length counts code points, and a blank name is one made only of the characters
--- Java's Character.isWhitespace calls white space (the control ones are refused anyway).
+-- accept, character for character:
+--   * lengths are char_length, which counts code points (the database is UTF8; FenceSchema
+--     refuses to install in any other encoding);
+--   * control characters: U+0001-U+001F, U+007F-U+009F (U+0000 cannot occur in text);
+--   * format characters: one fixed list of ranges, Unicode 16 category Cf (c_format below), so
+--     the rule depends on neither the JVM's nor the server's Unicode version;
+--   * white space, refused at the start and the end of a fence name (so a blank name is refused
+--     too): what Java's Character.isWhitespace calls white space, the control ones aside
+--     (c_space below; the no-break spaces U+00A0, U+2007, U+202F are not in it);
+--   * unpaired surrogates cannot occur in UTF8 text: Java refuses them before they reach here.
+-- Fence name: 1 to 200 characters, no control or format characters, no leading or trailing white
+-- space. Label: NULL or up to 200 characters, no control or format characters.
 CREATE OR REPLACE FUNCTION ${writer_fence_schema}.check_args(
     p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+DECLARE
+    c_control CONSTANT text := '[\u0001-\u001f\u007f-\u009f]';
+    c_format  CONSTANT text := '[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e'
+                               '\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff'
+                               '\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f'
+                               '\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001'
+                               '\U000e0020-\U000e007f]';
+    c_space   CONSTANT text := '[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]';
 BEGIN
     IF p_fence_name IS NULL OR char_length(p_fence_name) NOT BETWEEN 1 AND 200
-       OR p_fence_name ~ '[\u0001-\u001f\u007f-\u009f]'
-       OR p_fence_name ~ '^[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]+$' THEN
-        RAISE EXCEPTION 'writer-fence: fence name % is not allowed: 1 to 200 characters, not blank, no control characters',
+       OR p_fence_name ~ c_control
+       OR p_fence_name ~ c_format
+       OR p_fence_name ~ ('^' || c_space)
+       OR p_fence_name ~ (c_space || '$') THEN
+        RAISE EXCEPTION 'writer-fence: fence name % is not allowed: 1 to 200 characters, no control or format characters, no leading or trailing white space',
             coalesce(quote_literal(p_fence_name), 'NULL') USING ERRCODE = '22023';
     END IF;
     IF p_holder_token IS NULL THEN
         RAISE EXCEPTION 'writer-fence: holder token is NULL: a UUID is required' USING ERRCODE = '22023';
     END IF;
     IF p_holder_label IS NOT NULL AND (char_length(p_holder_label) > 200
-       OR p_holder_label ~ '[\u0001-\u001f\u007f-\u009f]') THEN
-        RAISE EXCEPTION 'writer-fence: holder label % is not allowed: up to 200 characters, no control characters',
+       OR p_holder_label ~ c_control
+       OR p_holder_label ~ c_format) THEN
+        RAISE EXCEPTION 'writer-fence: holder label % is not allowed: up to 200 characters, no control or format characters',
             quote_literal(p_holder_label) USING ERRCODE = '22023';
     END IF;
     IF p_ttl_seconds IS NULL OR p_ttl_seconds NOT BETWEEN 1 AND 86400 THEN
