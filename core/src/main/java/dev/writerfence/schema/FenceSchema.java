@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
@@ -21,7 +22,10 @@ import javax.sql.DataSource;
  *
  * <p>Installing is idempotent and safe to run from several processes at once: the whole script runs
  * in one transaction under a transaction-scoped advisory lock. The connection must belong to the
- * role that is to own the table (the owner is the only role that can read it).
+ * role that is to own the table (the owner is the only role that can read it). The database must be
+ * UTF8: the installer refuses any other {@code server_encoding}, because the input rules of the
+ * contract mean what the Java checks mean only there. (Flyway and Liquibase users check that
+ * themselves.)
  */
 public final class FenceSchema {
   /**
@@ -85,9 +89,10 @@ public final class FenceSchema {
   /**
    * Installs, or brings up to date, the contract.
    *
-   * @param dataSource a connection of the role that owns (or is to own) the schema
-   * @throws SQLException when the database refuses (for example, the grant role does not exist:
-   *     SQLState 42704)
+   * @param dataSource a connection of the role that owns (or is to own) the schema, in a database
+   *     whose {@code server_encoding} is UTF8
+   * @throws SQLException when the database is not UTF8 (SQLState 0A000, nothing is installed), or
+   *     the database refuses (for example, the grant role does not exist: SQLState 42704)
    */
   public void install(DataSource dataSource) throws SQLException {
     Objects.requireNonNull(dataSource, "dataSource");
@@ -100,13 +105,15 @@ public final class FenceSchema {
    * Installs on the given connection, in one transaction; the connection's auto-commit setting is
    * restored afterwards.
    *
-   * @param connection a connection of the owning role; never {@code null}
-   * @throws SQLException when the database refuses
+   * @param connection a connection of the owning role, in a UTF8 database; never {@code null}
+   * @throws SQLException when the database is not UTF8 (SQLState 0A000, nothing is installed), or
+   *     the database refuses
    */
   public void install(Connection connection) throws SQLException {
     boolean autoCommit = connection.getAutoCommit();
     connection.setAutoCommit(false);
     try (Statement st = connection.createStatement()) {
+      requireUtf8(st);
       st.execute("SELECT pg_advisory_xact_lock(" + INSTALL_LOCK_KEY + ")");
       st.execute(sql());
       connection.commit();
@@ -115,6 +122,28 @@ public final class FenceSchema {
       throw e;
     } finally {
       connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  /**
+   * The contract's input rules count characters with {@code char_length} and match them with
+   * Unicode ranges, which mean what Java means only in a UTF8 database; in another encoding names
+   * that Java accepts could not be stored, or would be counted in bytes.
+   */
+  private static void requireUtf8(Statement st) throws SQLException {
+    String encoding;
+    try (ResultSet rs = st.executeQuery("SELECT current_setting('server_encoding')")) {
+      rs.next();
+      encoding = rs.getString(1);
+    }
+    if (!"UTF8".equals(encoding)) {
+      throw new SQLException(
+          "writer-fence: cannot install the SQL contract in a database with server_encoding "
+              + encoding
+              + ": it needs a UTF8 database (fence names and labels are Unicode text, counted in"
+              + " code points, and Java and SQL check them alike only in UTF8); create one with"
+              + " CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0",
+          "0A000");
     }
   }
 

@@ -5,6 +5,9 @@
 -- ${writer_fence_role} is the role granted EXECUTE on the functions and SELECT on the status view.
 --
 -- Every statement is idempotent, so the file can be applied again over an existing install.
+-- The database must be UTF8 (server_encoding): the input rules below count and match Unicode
+-- characters as the Java checks do only there. FenceSchema.install refuses any other encoding;
+-- Flyway and Liquibase users make sure of it themselves.
 -- Every time is the database clock (clock_timestamp()), never the client's.
 
 CREATE SCHEMA IF NOT EXISTS ${writer_fence_schema};

@@ -9,11 +9,20 @@ import java.util.Set;
 
 /**
  * Sorts a database error into what the fence does with it. SQLStates are PostgreSQL's (Appendix A,
- * "PostgreSQL Error Codes").
+ * "PostgreSQL Error Codes"): 40001, 40P01 and 55P03 are transient (retried); 22023 (the contract's
+ * input rules), 22021 and 22P05 (a character the database cannot store) are a bad value, {@link
+ * IllegalArgumentException}; everything else means the database cannot confirm a lease.
  */
 final class SqlErrors {
   /** serialization_failure, deadlock_detected, lock_not_available: try again. */
   private static final Set<String> TRANSIENT = Set.of("40001", "40P01", "55P03");
+
+  /**
+   * character_not_in_repertoire (an invalid byte sequence, such as U+0000) and
+   * untranslatable_character (no equivalent in the database's encoding): the value is bad, the
+   * database is fine.
+   */
+  private static final Set<String> UNREPRESENTABLE = Set.of("22021", "22P05");
 
   private SqlErrors() {}
 
@@ -27,6 +36,17 @@ final class SqlErrors {
     }
     if ("22023".equals(state)) {
       return new IllegalArgumentException(serverMessage(e), e);
+    }
+    if (UNREPRESENTABLE.contains(state)) {
+      return new IllegalArgumentException(
+          "writer-fence: fence '"
+              + fenceName
+              + "': the fence name or holder label is not allowed: the database cannot store one of"
+              + " its characters (SQLState "
+              + state
+              + "): "
+              + firstLine(e.getMessage()),
+          e);
     }
     return new WriterFenceUnavailableException(fenceName, unavailableMessage(schema, state, e), e);
   }
@@ -68,6 +88,14 @@ final class SqlErrors {
               + " 1.21); add prepareThreshold=0 to the JDBC URL";
       default -> prefix + " (SQLState " + state + "): " + e.getMessage();
     };
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "";
+    }
+    int nl = message.indexOf('\n');
+    return nl >= 0 ? message.substring(0, nl) : message;
   }
 
   private static String serverMessage(SQLException e) {
