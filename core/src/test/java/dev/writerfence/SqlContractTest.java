@@ -4,8 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.pg.PgLeaseStore;
 import dev.writerfence.testing.ContractCalls;
 import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +39,71 @@ class SqlContractTest extends FenceTestSupport {
     assertThat(sql.expiresAt(name)).as("a repeat changes nothing").isEqualTo(expiresAt);
     assertThat(sql.acquire(name, UUID.randomUUID(), "second", 30)).isNull();
     assertThat(sql.fencingToken(name)).isEqualTo(token);
+  }
+
+  @Test
+  void sameHolderReacquiringALiveLeaseGetsItBackUnchangedLabelAndTimesIncluded() throws Exception {
+    UUID holder = UUID.randomUUID();
+    PgLeaseStore store = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
+    FenceLease first =
+        store.acquire(name, holder, "first-label", Duration.ofSeconds(60)).orElseThrow();
+    LeaseStatus before = statusRow();
+
+    FenceLease again =
+        store.acquire(name, holder, "second-label", Duration.ofSeconds(5)).orElseThrow();
+    LeaseStatus after = statusRow();
+
+    assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
+    assertThat(again.acquiredAt()).isEqualTo(first.acquiredAt());
+    assertThat(again.expiresAt()).isEqualTo(first.expiresAt());
+    assertThat(after.holderLabel()).as("the label stays too").isEqualTo("first-label");
+    assertThat(after).usingRecursiveComparison().ignoringFields("secondsLeft").isEqualTo(before);
+    assertThat(sql.acquire(name, holder, "third-label", 30)).isEqualTo(first.fencingToken());
+    assertThat(statusRow().holderLabel()).isEqualTo("first-label");
+  }
+
+  @Test
+  void busyAcquireAnswersAtOnceWithoutWaitingOnTheRowLock() throws Exception {
+    UUID holder = UUID.randomUUID();
+    Long token = sql.acquire(name, holder, "holder", 30);
+    try (Connection locker = DB.dataSource().getConnection()) {
+      locker.setAutoCommit(false);
+      lockRow(locker); // as a slow release, or anything else holding the row, would
+
+      long started = System.nanoTime();
+      Long busy = sql.acquire(name, UUID.randomUUID(), "late", 30);
+      long millis = (System.nanoTime() - started) / 1_000_000;
+
+      assertThat(busy).isNull();
+      assertThat(millis).as("ms; lock_timeout is 500 ms").isLessThan(400);
+      locker.rollback();
+    }
+    assertThat(sql.fencingToken(name)).isEqualTo(token);
+    assertThat(sql.release(name, holder)).isTrue();
+  }
+
+  @Test
+  void busyAcquireInAnOpenTransactionDoesNotHoldUpTheHoldersRelease() throws Exception {
+    UUID holder = UUID.randomUUID();
+    sql.acquire(name, holder, "holder", 30);
+    try (Connection busyCaller = DB.dataSource().getConnection()) {
+      busyCaller.setAutoCommit(false);
+      try (PreparedStatement ps =
+          busyCaller.prepareStatement("SELECT writer_fence.acquire(?, ?, 'late', 30)")) {
+        ps.setString(1, name);
+        ps.setObject(2, UUID.randomUUID());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          assertThat(rs.getObject(1)).as("busy").isNull();
+        }
+      }
+      // The busy caller's transaction is still open: it must hold no lock on the row.
+      long started = System.nanoTime();
+      assertThat(sql.release(name, holder)).isTrue();
+      assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(400);
+      busyCaller.rollback();
+    }
+    assertThat(sql.state(name)).isEqualTo("free");
   }
 
   @Test
@@ -140,5 +211,14 @@ class SqlContractTest extends FenceTestSupport {
 
   private LeaseStatus statusRow() {
     return status(fence());
+  }
+
+  private void lockRow(Connection transaction) throws SQLException {
+    try (PreparedStatement ps =
+        transaction.prepareStatement(
+            "SELECT 1 FROM " + SCHEMA + ".lease WHERE fence_name = ? FOR UPDATE")) {
+      ps.setString(1, name);
+      ps.executeQuery().close();
+    }
   }
 }

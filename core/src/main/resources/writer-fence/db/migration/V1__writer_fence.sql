@@ -82,8 +82,15 @@ $fn$;
 
 -- The one atomic compare-and-set: INSERT ... ON CONFLICT ... DO UPDATE ... WHERE free or expired
 -- RETURNING. Returns one row (new fencing token, acquired_at, expires_at) when acquired and no
--- row when busy. The holder token that holds a live lease gets its current lease back unchanged.
--- lock_timeout bounds the wait on a concurrent acquire's row lock (SQLSTATE 55P03, retryable).
+-- row when busy. The holder token that holds a live lease gets its current lease back unchanged:
+-- token, label, acquired_at and expires_at all stay (a repeat never extends nor relabels it).
+--
+-- Busy fast path: ON CONFLICT ... DO UPDATE locks the conflicting row even when its WHERE is
+-- false, so busy callers would queue behind each other and behind the holder's release. A
+-- read-only look first answers busy, with no lock, when another holder token has a live lease.
+-- It decides nothing else: a lease that frees or expires after that look is found by the upsert,
+-- which stays the one compare-and-set.
+-- lock_timeout bounds the wait on a concurrent writer's row lock (SQLSTATE 55P03, retryable).
 CREATE OR REPLACE FUNCTION ${writer_fence_schema}.acquire_lease(
     p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
 RETURNS TABLE (fencing_token bigint, acquired_at timestamptz, expires_at timestamptz)
@@ -96,6 +103,13 @@ DECLARE
     v_now timestamptz := clock_timestamp();
 BEGIN
     PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, p_holder_label, p_ttl_seconds);
+    IF EXISTS (SELECT 1 FROM ${writer_fence_schema}.lease AS l
+                WHERE l.fence_name = p_fence_name
+                  AND l.holder_token IS NOT NULL
+                  AND l.holder_token <> p_holder_token
+                  AND l.expires_at > v_now) THEN
+        RETURN;                                     -- busy, without taking the row lock
+    END IF;
     RETURN QUERY
     INSERT INTO ${writer_fence_schema}.lease AS l
         (fence_name, holder_token, holder_label, fencing_token, acquired_at, expires_at)
@@ -103,7 +117,8 @@ BEGIN
             v_now + make_interval(secs => p_ttl_seconds))
     ON CONFLICT (fence_name) DO UPDATE SET
         holder_token  = EXCLUDED.holder_token,
-        holder_label  = EXCLUDED.holder_label,
+        holder_label  = CASE WHEN l.holder_token = EXCLUDED.holder_token AND l.expires_at > v_now
+                             THEN l.holder_label ELSE EXCLUDED.holder_label END,
         fencing_token = CASE WHEN l.holder_token = EXCLUDED.holder_token AND l.expires_at > v_now
                              THEN l.fencing_token ELSE l.fencing_token + 1 END,
         acquired_at   = CASE WHEN l.holder_token = EXCLUDED.holder_token AND l.expires_at > v_now
