@@ -284,10 +284,15 @@ public final class WriterFence {
    * Runs asynchronous guarded code: the lease is taken before {@code body} starts and released when
    * the stage it returns completes, normally or not.
    *
+   * <p>Cancelling the returned future cancels neither the work nor the hold: it completes the
+   * returned future only, while the stage {@code body} returned runs on and the lease stays held
+   * until that stage completes. To stop the work, cancel or complete {@code body}'s own stage.
+   *
    * @param request the request; never {@code null}
    * @param body starts the work and returns its stage; never {@code null}
    * @param <T> the result type
-   * @return a future that completes, with the stage's outcome, after the release
+   * @return a future that completes, with the stage's outcome, after the release; cancelling it
+   *     does not cancel the work nor release the lease early
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
    * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
    *     {@code body} did not run and the interrupt flag is still set
@@ -313,7 +318,8 @@ public final class WriterFence {
    * and when the invocation returns a {@link CompletionStage}, the lease is kept until that stage
    * completes. If {@code declaredReturnType} can hold a {@link CompletableFuture}, a future that
    * completes after the release is returned; otherwise the method's own stage is returned and the
-   * release follows its completion.
+   * release follows its completion. Cancelling that returned future does not cancel the method's
+   * stage nor release the lease early: the release follows the method's own stage only.
    *
    * @param request the request; never {@code null}
    * @param declaredReturnType the advised method's declared return type; never {@code null}

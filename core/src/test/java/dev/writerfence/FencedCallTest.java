@@ -49,6 +49,20 @@ class FencedCallTest extends FenceTestSupport {
   }
 
   @Test
+  void cancellingTheReturnedFutureNeitherCancelsTheWorkNorReleasesEarly() throws Exception {
+    WriterFence fence = fence();
+    CompletableFuture<String> work = new CompletableFuture<>();
+
+    CompletableFuture<String> fenced = fence.callAsync(request("async"), () -> work);
+    assertThat(fenced.cancel(true)).isTrue();
+
+    assertThat(work).as("the work runs on").isNotDone();
+    assertThat(sql.state(name)).as("the lease stays held while the work runs").isEqualTo("held");
+    work.complete("written");
+    await().atMost(Duration.ofSeconds(5)).until(() -> "free".equals(sql.state(name)));
+  }
+
+  @Test
   void interruptWhileWaitingOnABusyFenceIsInterruptedNotUnavailableAndKeepsTheFlag()
       throws Exception {
     FenceLease holder = fence().tryAcquire(name, "holder", TTL).orElseThrow();

@@ -124,6 +124,20 @@ class SqlContractTest extends FenceTestSupport {
   }
 
   @Test
+  void renewSetsTheExpiryToNowPlusTheTtlAndCanShortenALease() throws Exception {
+    UUID holder = UUID.randomUUID();
+    sql.acquire(name, holder, "holder", 600);
+    OffsetDateTime longLease = sql.expiresAt(name);
+
+    assertThat(sql.renew(name, holder, 1)).isTrue();
+
+    OffsetDateTime shortened = sql.expiresAt(name);
+    assertThat(shortened).isBefore(longLease.minusSeconds(590));
+    assertThat(statusRow().secondsLeft()).isLessThanOrEqualTo(BigDecimal.ONE);
+    assertThat(sql.release(name, holder)).isTrue();
+  }
+
+  @Test
   void releaseFreesOnlyForTheSameHolderAndKeepsTheCounter() throws Exception {
     UUID holder = UUID.randomUUID();
     Long token = sql.acquire(name, holder, "holder", 30);

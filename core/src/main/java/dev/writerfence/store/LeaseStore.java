@@ -40,7 +40,9 @@ public interface LeaseStore {
       String fenceName, UUID holderToken, String holderLabel, Duration ttl);
 
   /**
-   * Extends a live lease of this holder token by {@code ttl} from now (database clock).
+   * Sets the expiry of a live lease of this holder token to now + {@code ttl} (database clock). The
+   * TTL is counted from now, not added to the old expiry, so a TTL shorter than the time left
+   * shortens the lease.
    *
    * @param lease the lease to renew
    * @param ttl whole seconds from 1 to 86400

@@ -142,7 +142,9 @@ AS $fn$
     SELECT fencing_token FROM ${writer_fence_schema}.acquire_lease(p_fence_name, p_holder_token, p_holder_label, p_ttl_seconds);
 $fn$;
 
--- renew_lease: extends only a live lease of this holder token. New expiry, or NULL when the
+-- renew_lease: sets the expiry of a live lease of this holder token to now + p_ttl_seconds
+-- (database clock). That is not added to the old expiry: a TTL shorter than the time left
+-- shortens the lease. New expiry, or NULL when the
 -- lease is expired, taken over or released.
 CREATE OR REPLACE FUNCTION ${writer_fence_schema}.renew_lease(
     p_fence_name text, p_holder_token uuid, p_ttl_seconds integer)
@@ -165,6 +167,7 @@ BEGIN
 END
 $fn$;
 
+-- renew: the contract's scalar form. TRUE when the lease now expires at now + p_ttl_seconds.
 CREATE OR REPLACE FUNCTION ${writer_fence_schema}.renew(
     p_fence_name text, p_holder_token uuid, p_ttl_seconds integer)
 RETURNS boolean

@@ -131,6 +131,15 @@ public final class PgLeaseStore implements LeaseStore {
         });
   }
 
+  /**
+   * Calls {@code renew_lease}: the expiry of a live lease of this holder token becomes now + {@code
+   * ttl} on the database clock, which shortens the lease when {@code ttl} is less than the time
+   * left.
+   *
+   * @param lease the lease to renew
+   * @param ttl whole seconds from 1 to 86400
+   * @return the new expiry, or empty when the lease is expired, taken over or released
+   */
   @Override
   public Optional<Instant> renew(FenceLease lease, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
