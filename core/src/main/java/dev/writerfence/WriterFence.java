@@ -12,12 +12,9 @@ import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -59,7 +56,7 @@ public final class WriterFence {
   private final String defaultHolderLabel;
   private final BusyRetryPolicy defaultRetryPolicy;
   private final FenceListener listener;
-  private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
+  private final LeaseAcquirer acquirer;
   private final Retry releaseRetry;
 
   private WriterFence(Builder b) {
@@ -69,6 +66,8 @@ public final class WriterFence {
     this.defaultHolderLabel = b.defaultHolderLabel;
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
+    this.acquirer =
+        new LeaseAcquirer(store, defaultTtl, defaultHolderLabel, listener, this::releaseAfter);
     // A transient error rolled the release back, so repeating it is safe; giving up would leave
     // the lease held until its TTL.
     this.releaseRetry =
@@ -152,7 +151,7 @@ public final class WriterFence {
   public Optional<FenceLease> tryAcquire(String fenceName, String holderLabel, Duration ttl) {
     FenceRequest request =
         FenceRequest.builder(fenceName).holderLabel(holderLabel).ttl(ttl).build();
-    return acquireAttempts(request, BusyRetryPolicy.noRetry(), false);
+    return acquirer.acquire(request, BusyRetryPolicy.noRetry(), false);
   }
 
   /**
@@ -168,7 +167,7 @@ public final class WriterFence {
    */
   public FenceLease acquire(FenceRequest request) {
     BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
-    return acquireAttempts(request, policy, true).orElseThrow();
+    return acquirer.acquire(request, policy, true).orElseThrow();
   }
 
   /**
@@ -210,7 +209,7 @@ public final class WriterFence {
           lease.fencingToken(),
           lease.holderLabel());
     }
-    notifyListener(() -> listener.released(lease, freed));
+    ListenerCalls.notify(() -> listener.released(lease, freed));
     return freed;
   }
 
@@ -423,133 +422,6 @@ public final class WriterFence {
             lease.expiresAt(),
             e);
       }
-    }
-  }
-
-  private Optional<FenceLease> acquireAttempts(
-      FenceRequest request, BusyRetryPolicy policy, boolean busyThrows) {
-    String fenceName = request.fenceName();
-    UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
-    String label = request.holderLabel().orElse(defaultHolderLabel);
-    Duration ttl = request.ttl().orElse(defaultTtl);
-    int[] attempts = {0};
-    long started = System.nanoTime();
-    Callable<Optional<FenceLease>> attempt =
-        () -> {
-          int n = ++attempts[0];
-          Optional<FenceLease> lease = store.acquire(fenceName, holderToken, label, ttl);
-          if (lease.isEmpty()) {
-            notifyListener(() -> listener.busyAttempt(request, n));
-          }
-          return lease;
-        };
-    Optional<FenceLease> lease;
-    try {
-      lease = retryFor(policy).executeCallable(attempt);
-    } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
-      // Thrown by an attempt itself, never by a wait: not retried, so not an interrupted wait.
-      if (e instanceof WriterFenceUnavailableException u) {
-        notifyListener(() -> listener.unavailable(request, u));
-      }
-      throw e;
-    } catch (Exception e) {
-      // Resilience4j answers an interrupt during its wait by setting the flag again and throwing
-      // what it has: a CancellationException, the last transient error, or nothing usable.
-      if (e instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
-        Thread.currentThread().interrupt();
-        throw new WriterFenceInterruptedException(
-            fenceName,
-            "writer-fence: fence '"
-                + fenceName
-                + "': interrupted while waiting to try the acquire again, after "
-                + attempts[0]
-                + (attempts[0] == 1 ? " attempt" : " attempts")
-                + "; the guarded code did not run and no lease is held",
-            e);
-      }
-      if (e instanceof TransientLeaseStoreException t) {
-        throw unavailable(
-            request,
-            "writer-fence: fence '"
-                + fenceName
-                + "': the database kept failing transiently (SQLState "
-                + t.sqlState()
-                + ") through "
-                + attempts[0]
-                + " attempts; the guarded code did not run",
-            e);
-      }
-      throw unavailable(
-          request, "writer-fence: fence '" + fenceName + "': acquire failed: " + e, e);
-    }
-    if (lease.isPresent()) {
-      FenceLease acquired = lease.get();
-      Duration waited = Duration.ofNanos(System.nanoTime() - started);
-      try {
-        notifyListener(() -> listener.acquired(acquired, attempts[0], waited));
-      } catch (Throwable t) { // a VirtualMachineError: nobody will own the lease, so give it back
-        releaseAfter(acquired, t);
-        throw t;
-      }
-      return lease;
-    }
-    if (!busyThrows) {
-      return lease;
-    }
-    Optional<LeaseStatus> holder = busyHolder(fenceName);
-    notifyListener(() -> listener.busy(request, attempts[0], holder));
-    throw new WriterFenceBusyException(
-        fenceName,
-        attempts[0],
-        holder.map(LeaseStatus::holderLabel).orElse(null),
-        holder.map(LeaseStatus::expiresAt).orElse(null));
-  }
-
-  /** Who holds a busy fence, for the exception's message; best effort. */
-  private Optional<LeaseStatus> busyHolder(String fenceName) {
-    try {
-      return store.status(fenceName).filter(LeaseStatus::isHeld);
-    } catch (RuntimeException e) {
-      LOG.debug("writer-fence: could not read the holder of busy fence '{}'", fenceName, e);
-      return Optional.empty();
-    }
-  }
-
-  private WriterFenceUnavailableException unavailable(
-      FenceRequest request, String message, Throwable cause) {
-    WriterFenceUnavailableException e =
-        new WriterFenceUnavailableException(request.fenceName(), message, cause);
-    notifyListener(() -> listener.unavailable(request, e));
-    return e;
-  }
-
-  private Retry retryFor(BusyRetryPolicy policy) {
-    return retries.computeIfAbsent(
-        policy,
-        p ->
-            Retry.of(
-                "writer-fence",
-                RetryConfig.<Optional<FenceLease>>custom()
-                    .maxAttempts(p.maxAttempts())
-                    .intervalFunction(p.intervalFunction())
-                    .retryOnResult(Optional::isEmpty)
-                    .retryOnException(e -> e instanceof TransientLeaseStoreException)
-                    .failAfterMaxAttempts(false)
-                    .build()));
-  }
-
-  /**
-   * Calls the listener. Whatever it throws is logged and ignored, except a {@link
-   * VirtualMachineError}, which is rethrown: the JVM is in no state to go on as if nothing
-   * happened.
-   */
-  private static void notifyListener(Runnable call) {
-    try {
-      call.run();
-    } catch (VirtualMachineError e) {
-      throw e;
-    } catch (Throwable t) {
-      LOG.warn("writer-fence: a FenceListener threw; ignored", t);
     }
   }
 

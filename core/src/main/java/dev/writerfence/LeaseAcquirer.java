@@ -1,0 +1,164 @@
+package dev.writerfence;
+
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.LeaseStore;
+import dev.writerfence.store.TransientLeaseStoreException;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The acquire side of a {@link WriterFence}: attempts against the lease store, busy and transient
+ * outcomes retried by Resilience4j Retry with the request's {@link BusyRetryPolicy}, and every
+ * other outcome sorted into busy, unavailable or interrupted.
+ */
+final class LeaseAcquirer {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseAcquirer.class);
+
+  private final LeaseStore store;
+  private final Duration defaultTtl;
+  private final String defaultHolderLabel;
+  private final FenceListener listener;
+  private final BiConsumer<FenceLease, Throwable> giveBack;
+  private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
+
+  /**
+   * @param giveBack releases a lease that nobody will own, attaching any failure to the throwable
+   */
+  LeaseAcquirer(
+      LeaseStore store,
+      Duration defaultTtl,
+      String defaultHolderLabel,
+      FenceListener listener,
+      BiConsumer<FenceLease, Throwable> giveBack) {
+    this.store = store;
+    this.defaultTtl = defaultTtl;
+    this.defaultHolderLabel = defaultHolderLabel;
+    this.listener = listener;
+    this.giveBack = giveBack;
+  }
+
+  /**
+   * Acquires with {@code policy}: empty when still busy after the last attempt and {@code
+   * busyThrows} is false.
+   */
+  Optional<FenceLease> acquire(FenceRequest request, BusyRetryPolicy policy, boolean busyThrows) {
+    String fenceName = request.fenceName();
+    UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
+    String label = request.holderLabel().orElse(defaultHolderLabel);
+    Duration ttl = request.ttl().orElse(defaultTtl);
+    int[] attempts = {0};
+    long started = System.nanoTime();
+    Callable<Optional<FenceLease>> attempt =
+        () -> {
+          int n = ++attempts[0];
+          Optional<FenceLease> lease = store.acquire(fenceName, holderToken, label, ttl);
+          if (lease.isEmpty()) {
+            ListenerCalls.notify(() -> listener.busyAttempt(request, n));
+          }
+          return lease;
+        };
+    Optional<FenceLease> lease;
+    try {
+      lease = retryFor(policy).executeCallable(attempt);
+    } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
+      // Thrown by an attempt itself, never by a wait: not retried, so not an interrupted wait.
+      if (e instanceof WriterFenceUnavailableException u) {
+        ListenerCalls.notify(() -> listener.unavailable(request, u));
+      }
+      throw e;
+    } catch (Exception e) {
+      // Resilience4j answers an interrupt during its wait by setting the flag again and throwing
+      // what it has: a CancellationException, the last transient error, or nothing usable.
+      if (e instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+        Thread.currentThread().interrupt();
+        throw new WriterFenceInterruptedException(
+            fenceName,
+            "writer-fence: fence '"
+                + fenceName
+                + "': interrupted while waiting to try the acquire again, after "
+                + attempts[0]
+                + (attempts[0] == 1 ? " attempt" : " attempts")
+                + "; the guarded code did not run and no lease is held",
+            e);
+      }
+      if (e instanceof TransientLeaseStoreException t) {
+        throw unavailable(
+            request,
+            "writer-fence: fence '"
+                + fenceName
+                + "': the database kept failing transiently (SQLState "
+                + t.sqlState()
+                + ") through "
+                + attempts[0]
+                + " attempts; the guarded code did not run",
+            e);
+      }
+      throw unavailable(
+          request, "writer-fence: fence '" + fenceName + "': acquire failed: " + e, e);
+    }
+    if (lease.isPresent()) {
+      FenceLease acquired = lease.get();
+      Duration waited = Duration.ofNanos(System.nanoTime() - started);
+      try {
+        ListenerCalls.notify(() -> listener.acquired(acquired, attempts[0], waited));
+      } catch (Throwable t) { // a VirtualMachineError: nobody will own the lease, so give it back
+        giveBack.accept(acquired, t);
+        throw t;
+      }
+      return lease;
+    }
+    if (!busyThrows) {
+      return lease;
+    }
+    Optional<LeaseStatus> holder = busyHolder(fenceName);
+    ListenerCalls.notify(() -> listener.busy(request, attempts[0], holder));
+    throw new WriterFenceBusyException(
+        fenceName,
+        attempts[0],
+        holder.map(LeaseStatus::holderLabel).orElse(null),
+        holder.map(LeaseStatus::expiresAt).orElse(null));
+  }
+
+  /** Who holds a busy fence, for the exception's message; best effort. */
+  private Optional<LeaseStatus> busyHolder(String fenceName) {
+    try {
+      return store.status(fenceName).filter(LeaseStatus::isHeld);
+    } catch (RuntimeException e) {
+      LOG.debug("writer-fence: could not read the holder of busy fence '{}'", fenceName, e);
+      return Optional.empty();
+    }
+  }
+
+  private WriterFenceUnavailableException unavailable(
+      FenceRequest request, String message, Throwable cause) {
+    WriterFenceUnavailableException e =
+        new WriterFenceUnavailableException(request.fenceName(), message, cause);
+    ListenerCalls.notify(() -> listener.unavailable(request, e));
+    return e;
+  }
+
+  private Retry retryFor(BusyRetryPolicy policy) {
+    return retries.computeIfAbsent(
+        policy,
+        p ->
+            Retry.of(
+                "writer-fence",
+                RetryConfig.<Optional<FenceLease>>custom()
+                    .maxAttempts(p.maxAttempts())
+                    .intervalFunction(p.intervalFunction())
+                    .retryOnResult(Optional::isEmpty)
+                    .retryOnException(e -> e instanceof TransientLeaseStoreException)
+                    .failAfterMaxAttempts(false)
+                    .build()));
+  }
+}
