@@ -1,8 +1,9 @@
 -- writer-fence SQL contract, version 1.
 --
--- Placeholders (the same ${name} syntax as Flyway placeholders and Liquibase changelog
--- parameters): ${writer_fence_schema} is the schema (default writer_fence) and
+-- Two placeholders, in the dollar-brace syntax of Flyway placeholders and Liquibase changelog
+-- parameters: ${writer_fence_schema} is the schema (default writer_fence) and
 -- ${writer_fence_role} is the role granted EXECUTE on the functions and SELECT on the status view.
+-- Flyway replaces placeholders inside comments too, so no other dollar-brace word may appear here.
 --
 -- Every statement is idempotent, so the file can be applied again over an existing install.
 -- The database must be UTF8 (server_encoding): the input rules below count and match Unicode
