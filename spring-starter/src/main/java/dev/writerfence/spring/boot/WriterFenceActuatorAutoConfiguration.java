@@ -1,0 +1,51 @@
+package dev.writerfence.spring.boot;
+
+import dev.writerfence.WriterFence;
+import dev.writerfence.spring.actuate.WriterFenceEndpoint;
+import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
+import dev.writerfence.store.pg.PgLeaseStore;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The {@code writerfence} actuator endpoint and the {@code writerFence} health contributor. */
+@AutoConfiguration(after = WriterFenceAutoConfiguration.class)
+@ConditionalOnBean(WriterFence.class)
+public class WriterFenceActuatorAutoConfiguration {
+
+  /** {@code /actuator/writerfence}: the fence rows. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(Endpoint.class)
+  static class EndpointConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(WriterFenceEndpoint.class)
+    WriterFenceEndpoint writerFenceEndpoint(WriterFence fence) {
+      return new WriterFenceEndpoint(fence);
+    }
+  }
+
+  /** {@code /actuator/health/writerFence}: database reachable, schema present at its version. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(AbstractHealthIndicator.class)
+  @ConditionalOnBean(WriterFenceDataSource.class)
+  static class HealthConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(name = "writerFenceHealthIndicator")
+    @ConditionalOnEnabledHealthIndicator("writerfence")
+    WriterFenceHealthIndicator writerFenceHealthIndicator(
+        WriterFenceDataSource dataSource, WriterFenceProperties properties) {
+      return new WriterFenceHealthIndicator(
+          dataSource.dataSource(),
+          properties.getSchema().getName(),
+          PgLeaseStore.queryTimeoutSeconds(properties.getQueryTimeout()));
+    }
+  }
+}

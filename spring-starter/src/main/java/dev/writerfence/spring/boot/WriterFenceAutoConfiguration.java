@@ -1,0 +1,147 @@
+package dev.writerfence.spring.boot;
+
+import dev.writerfence.FenceListener;
+import dev.writerfence.WriterFence;
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spring.aop.WriterFenceAdviceCheck;
+import dev.writerfence.spring.aop.WriterFenceAdvisor;
+import io.github.resilience4j.retry.RetryRegistry;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Auto-configuration of writer-fence: the fence (unless the application defines its own {@link
+ * WriterFence} bean), its DataSource, the {@code @WriterFenced} advisor, the schema initializer and
+ * the release of held leases on shutdown.
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+      "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"
+    })
+@ConditionalOnClass({WriterFence.class, DataSource.class})
+@ConditionalOnBooleanProperty(name = "writer-fence.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(WriterFenceProperties.class)
+public class WriterFenceAutoConfiguration {
+  private static final Logger LOG = LoggerFactory.getLogger(WriterFenceAutoConfiguration.class);
+
+  /**
+   * The fence's connections: {@code writer-fence.datasource.*}, else the application's DataSource
+   * behind any transaction-aware proxy.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  WriterFenceDataSource writerFenceDataSource(
+      WriterFenceProperties properties, ObjectProvider<DataSource> applicationDataSource) {
+    if (properties.getDatasource().getUrl() != null) {
+      return WriterFenceDataSource.dedicated(properties);
+    }
+    DataSource ds = applicationDataSource.getIfUnique();
+    if (ds == null) {
+      throw new IllegalStateException(
+          "writer-fence: no DataSource for the fence: set spring.datasource.url (one DataSource"
+              + " bean) or writer-fence.datasource.url=jdbc:postgresql://...");
+    }
+    return WriterFenceDataSource.shared(ds);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  WriterFenceSchemaInitializer writerFenceSchemaInitializer(
+      WriterFenceDataSource dataSource, WriterFenceProperties properties) {
+    return new WriterFenceSchemaInitializer(dataSource.dataSource(), properties.getSchema());
+  }
+
+  /** Leases held now, released on shutdown. */
+  @Bean
+  @ConditionalOnMissingBean
+  HeldLeases writerFenceHeldLeases() {
+    return new HeldLeases();
+  }
+
+  /**
+   * The fence, from {@code writer-fence.*}; busy retry from the application's Resilience4j {@link
+   * RetryRegistry} when it has a retry named {@code writer-fence}. Every {@link FenceListener} bean
+   * gets its events.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  WriterFence writerFence(
+      WriterFenceProperties properties,
+      WriterFenceDataSource dataSource,
+      WriterFenceSchemaInitializer schemaInitializer,
+      ObjectProvider<FenceListener> listeners,
+      ObjectProvider<RetryRegistry> retryRegistry) {
+    BusyRetryPolicy retry = busyRetryPolicy(properties, retryRegistry);
+    WriterFence fence =
+        WriterFence.builder(dataSource.dataSource())
+            .schema(properties.getSchema().getName())
+            .defaultHolderLabel(defaultHolderLabel(properties))
+            .defaultTtl(properties.getTtl())
+            .queryTimeout(properties.getQueryTimeout())
+            .retryPolicy(retry)
+            .listener(CompositeFenceListener.of(listeners.orderedStream().toList()))
+            .build();
+    WriterFenceProcessDefault.install(fence);
+    return fence;
+  }
+
+  /**
+   * @param properties the settings
+   * @return {@code writer-fence.holder}, or the core's default {@code pid-<pid>}
+   */
+  public static String defaultHolderLabel(WriterFenceProperties properties) {
+    return properties.getHolder() != null
+        ? properties.getHolder()
+        : "pid-" + ProcessHandle.current().pid();
+  }
+
+  private static BusyRetryPolicy busyRetryPolicy(
+      WriterFenceProperties properties, ObjectProvider<RetryRegistry> retryRegistry) {
+    RetryRegistry registry = retryRegistry.getIfUnique();
+    Optional<BusyRetryPolicy> fromRegistry =
+        registry == null ? Optional.empty() : BusyRetryFromRegistry.policy(registry);
+    if (fromRegistry.isPresent()) {
+      LOG.info(
+          "writer-fence: busy retry from the RetryRegistry's '{}' retry: {}"
+              + " (writer-fence.retry.* not used)",
+          BusyRetryFromRegistry.INSTANCE,
+          fromRegistry.get());
+      return fromRegistry.get();
+    }
+    return properties.busyRetryPolicy();
+  }
+
+  /** Releases held leases when the context closes, before the DataSource closes. */
+  @Bean
+  WriterFenceShutdown writerFenceShutdown(WriterFence fence, HeldLeases heldLeases) {
+    return new WriterFenceShutdown(fence, heldLeases);
+  }
+
+  /** The {@code @WriterFenced} advisor for Spring AOP proxies. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static WriterFenceAdvisor writerFenceAdvisor(ObjectProvider<WriterFence> fence) {
+    return new WriterFenceAdvisor(SingletonSupplier.of(fence::getObject));
+  }
+
+  /** Logs methods a proxy can never advise, and neighbours ordered across the fence. */
+  @Bean
+  static WriterFenceAdviceCheck writerFenceAdviceCheck(
+      ConfigurableListableBeanFactory beanFactory) {
+    return new WriterFenceAdviceCheck(beanFactory, WriterFenceAdvisor.ORDER);
+  }
+}

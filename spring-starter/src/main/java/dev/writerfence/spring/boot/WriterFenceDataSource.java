@@ -1,0 +1,95 @@
+package dev.writerfence.spring.boot;
+
+import dev.writerfence.config.WriterFenceSettings;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+
+/**
+ * The DataSource the fence takes its connections from: a pool of its own ({@code
+ * writer-fence.datasource.*}) or the application's DataSource, stripped of any {@link
+ * TransactionAwareDataSourceProxy} so that acquire and release never run on the connection of a
+ * running {@code @Transactional} (where a rollback would undo the lease, and the lease would stay
+ * invisible to other writers until the commit).
+ *
+ * <p>Not a {@link DataSource} bean itself, so it never stands in for the application's DataSource.
+ */
+public final class WriterFenceDataSource implements DisposableBean {
+  private final DataSource dataSource;
+  private final boolean dedicated;
+
+  private WriterFenceDataSource(DataSource dataSource, boolean dedicated) {
+    this.dataSource = dataSource;
+    this.dedicated = dedicated;
+  }
+
+  /**
+   * @param applicationDataSource the application's DataSource
+   * @return the fence's view of it: the same pool, without transaction-bound connections
+   */
+  public static WriterFenceDataSource shared(DataSource applicationDataSource) {
+    return new WriterFenceDataSource(unwrap(applicationDataSource), false);
+  }
+
+  /**
+   * A small pool of the fence's own (HikariCP), every wait bounded by the query timeout, as the
+   * core builds it from {@code writer-fence.datasource.*}.
+   *
+   * @param properties the bound settings, with {@code datasource.url} set
+   * @return the pool; closed with the application context
+   */
+  public static WriterFenceDataSource dedicated(WriterFenceProperties properties) {
+    Properties p = new Properties();
+    WriterFenceProperties.Datasource ds = properties.getDatasource();
+    put(p, "datasource.url", ds.getUrl());
+    put(p, "datasource.username", ds.getUsername());
+    put(p, "datasource.password", ds.getPassword());
+    put(p, "query-timeout", properties.getQueryTimeout().toMillis() + "ms");
+    return new WriterFenceDataSource(
+        WriterFenceSettings.fromProperties(p, Set.of()).dataSource(), true);
+  }
+
+  private static void put(Properties p, String key, String value) {
+    if (value != null) {
+      p.setProperty(WriterFenceSettings.PREFIX + key, value);
+    }
+  }
+
+  /**
+   * @param dataSource a DataSource, perhaps a {@link TransactionAwareDataSourceProxy}
+   * @return the DataSource behind any transaction-aware proxies
+   */
+  public static DataSource unwrap(DataSource dataSource) {
+    DataSource ds = Objects.requireNonNull(dataSource, "dataSource");
+    while (ds instanceof TransactionAwareDataSourceProxy proxy
+        && proxy.getTargetDataSource() != null) {
+      ds = proxy.getTargetDataSource();
+    }
+    return ds;
+  }
+
+  /**
+   * @return where the fence's connections come from
+   */
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /**
+   * @return {@code true} for a pool of the fence's own ({@code writer-fence.datasource.url})
+   */
+  public boolean isDedicated() {
+    return dedicated;
+  }
+
+  /** Closes a pool of the fence's own; the application's DataSource is left to the application. */
+  @Override
+  public void destroy() throws Exception {
+    if (dedicated && dataSource instanceof AutoCloseable closeable) {
+      closeable.close();
+    }
+  }
+}

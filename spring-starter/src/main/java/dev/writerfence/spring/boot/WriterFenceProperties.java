@@ -1,0 +1,318 @@
+package dev.writerfence.spring.boot;
+
+import dev.writerfence.FenceArguments;
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.pg.PgLeaseStore;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+/**
+ * The {@code writer-fence.*} settings, under the names the core, the AspectJ aspect and the CLI
+ * share (DESIGN §7). Durations take a unit: {@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601.
+ *
+ * <p>Checked at binding time by the same rules as the core: a bad value stops the start-up with a
+ * message naming the property, its value and the rule.
+ */
+@ConfigurationProperties(WriterFenceProperties.PREFIX)
+public class WriterFenceProperties implements Validator {
+  /** The prefix of every setting. */
+  public static final String PREFIX = "writer-fence";
+
+  /** Whether to configure the fence, its advice, metrics and endpoint. */
+  private boolean enabled = true;
+
+  /**
+   * Holder label of fenced calls that set none, shown to operators (observability only). Default
+   * {@code pid-<pid>}. Up to 200 characters, no control or format characters.
+   */
+  private String holder;
+
+  /**
+   * Lease TTL of fenced calls that set none, on the database clock: whole seconds from 1 s to 1
+   * day. Nothing renews a held lease yet, so it must outlast the longest critical section.
+   */
+  private Duration ttl = Duration.ofSeconds(60);
+
+  /**
+   * How long one statement may take before the database counts as unavailable (the call then fails
+   * closed). At least 1 s; rounded up to whole seconds.
+   */
+  private Duration queryTimeout = Duration.ofSeconds(10);
+
+  /** The backend: {@code lease} (the lease row). The advisory-lock backend is not built yet. */
+  private String backend = "lease";
+
+  /** Busy retry: how often, and how far apart, a busy acquire is tried again. */
+  private final Retry retry = new Retry();
+
+  /** The SQL contract's schema, and whether the application installs it at start-up. */
+  private final Schema schema = new Schema();
+
+  /**
+   * A database of the fence's own. When {@code url} is unset, the fence uses the application's
+   * DataSource (on connections of its own, never one bound to a running transaction).
+   */
+  private final Datasource datasource = new Datasource();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public String getHolder() {
+    return holder;
+  }
+
+  public void setHolder(String holder) {
+    this.holder = holder;
+  }
+
+  public Duration getTtl() {
+    return ttl;
+  }
+
+  public void setTtl(Duration ttl) {
+    this.ttl = ttl;
+  }
+
+  public Duration getQueryTimeout() {
+    return queryTimeout;
+  }
+
+  public void setQueryTimeout(Duration queryTimeout) {
+    this.queryTimeout = queryTimeout;
+  }
+
+  public String getBackend() {
+    return backend;
+  }
+
+  public void setBackend(String backend) {
+    this.backend = backend;
+  }
+
+  public Retry getRetry() {
+    return retry;
+  }
+
+  public Schema getSchema() {
+    return schema;
+  }
+
+  public Datasource getDatasource() {
+    return datasource;
+  }
+
+  /**
+   * @return the busy retry policy these settings describe
+   * @throws IllegalArgumentException naming the setting whose value breaks its rule
+   */
+  public BusyRetryPolicy busyRetryPolicy() {
+    return BusyRetryPolicy.defaults()
+        .withMaxAttempts(retry.maxAttempts)
+        .withMultiplier(retry.multiplier)
+        .withInitialInterval(retry.initialInterval)
+        .withMaxInterval(retry.maxInterval);
+  }
+
+  @Override
+  public boolean supports(Class<?> type) {
+    return WriterFenceProperties.class.isAssignableFrom(type);
+  }
+
+  @Override
+  public void validate(Object target, Errors errors) {
+    WriterFenceProperties p = (WriterFenceProperties) target;
+    check(errors, "holder", () -> FenceArguments.holderLabel(p.holder));
+    check(errors, "ttl", () -> FenceArguments.ttlSeconds(required("ttl", p.ttl)));
+    check(
+        errors,
+        "queryTimeout",
+        () -> PgLeaseStore.queryTimeoutSeconds(required("query-timeout", p.queryTimeout)));
+    check(
+        errors,
+        "backend",
+        () -> {
+          if (!"lease".equals(p.backend)) {
+            throw new IllegalArgumentException(
+                "writer-fence: backend '" + p.backend + "' is not allowed: lease");
+          }
+        });
+    check(
+        errors,
+        "retry.maxAttempts",
+        () -> BusyRetryPolicy.defaults().withMaxAttempts(p.retry.maxAttempts));
+    check(
+        errors,
+        "retry.initialInterval",
+        () ->
+            BusyRetryPolicy.defaults()
+                .withInitialInterval(required("retry.initial-interval", p.retry.initialInterval)));
+    check(
+        errors,
+        "retry.multiplier",
+        () -> BusyRetryPolicy.defaults().withMultiplier(p.retry.multiplier));
+    if (p.retry.initialInterval != null && p.retry.initialInterval.toMillis() >= 1) {
+      check(
+          errors,
+          "retry.maxInterval",
+          () ->
+              BusyRetryPolicy.defaults()
+                  .withInitialInterval(p.retry.initialInterval)
+                  .withMaxInterval(required("retry.max-interval", p.retry.maxInterval)));
+    }
+    check(errors, "schema.name", () -> FenceSchema.checkIdentifier("schema.name", p.schema.name));
+    check(
+        errors,
+        "datasource.url",
+        () -> {
+          String url = p.datasource.url;
+          if (url != null && !url.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException(
+                "writer-fence: datasource.url '"
+                    + url
+                    + "' is not allowed: a jdbc:postgresql: URL");
+          }
+        });
+  }
+
+  private static <T> T required(String name, T value) {
+    if (value == null) {
+      throw new IllegalArgumentException("writer-fence: " + name + " is required");
+    }
+    return value;
+  }
+
+  /** Runs one core check; its message (which names the value and the rule) becomes the error. */
+  private static void check(Errors errors, String field, Runnable rule) {
+    try {
+      rule.run();
+    } catch (IllegalArgumentException e) {
+      String property = PREFIX + "." + dashed(field);
+      errors.rejectValue(field, "writer-fence.invalid", property + ": " + e.getMessage());
+    }
+  }
+
+  static String dashed(String field) {
+    return field.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Busy retry ({@code writer-fence.retry.*}). */
+  public static class Retry {
+    /** Acquire attempts in all while the fence is busy, the first included. At least 1. */
+    private int maxAttempts = 5;
+
+    /** Wait before the second attempt. At least 1 ms. */
+    private Duration initialInterval = Duration.ofMillis(200);
+
+    /** Growth of the wait per attempt (with ±50 % jitter). At least 1.0. */
+    private double multiplier = 2.0;
+
+    /** Longest single wait. At least the initial interval. */
+    private Duration maxInterval = Duration.ofSeconds(5);
+
+    public int getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    public Duration getInitialInterval() {
+      return initialInterval;
+    }
+
+    public void setInitialInterval(Duration initialInterval) {
+      this.initialInterval = initialInterval;
+    }
+
+    public double getMultiplier() {
+      return multiplier;
+    }
+
+    public void setMultiplier(double multiplier) {
+      this.multiplier = multiplier;
+    }
+
+    public Duration getMaxInterval() {
+      return maxInterval;
+    }
+
+    public void setMaxInterval(Duration maxInterval) {
+      this.maxInterval = maxInterval;
+    }
+  }
+
+  /** The SQL contract's schema ({@code writer-fence.schema.*}). */
+  public static class Schema {
+    /** Schema of the SQL contract: a lower-case SQL identifier. */
+    private String name = "writer_fence";
+
+    /**
+     * Whether to install (idempotently) the SQL contract at start-up, as the fence's database user,
+     * who then owns it. Unset: only for an embedded database, as Spring Boot defines it (which no
+     * PostgreSQL server is). In production prefer Flyway with {@code
+     * classpath:writer-fence/db/migration}.
+     */
+    private Boolean initialize;
+
+    public String getName() {
+      return name;
+    }
+
+    public void setName(String name) {
+      this.name = name;
+    }
+
+    public Boolean getInitialize() {
+      return initialize;
+    }
+
+    public void setInitialize(Boolean initialize) {
+      this.initialize = initialize;
+    }
+  }
+
+  /** A database of the fence's own ({@code writer-fence.datasource.*}). */
+  public static class Datasource {
+    /** JDBC URL of the fence's own database, {@code jdbc:postgresql://...}. */
+    private String url;
+
+    /** User of the fence's own database. */
+    private String username;
+
+    /** Password of the fence's own database. */
+    private String password;
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+  }
+}

@@ -1,0 +1,172 @@
+package dev.writerfence.spring.metrics;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.FenceListener;
+import dev.writerfence.FenceRequest;
+import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.store.LeaseStatus;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
+
+/**
+ * Micrometer meters for every fence event, tagged {@code fence} (the fence name) and {@code holder}
+ * (the holder label, {@code none} when unset):
+ *
+ * <table>
+ *   <caption>meters</caption>
+ *   <tr><th>name</th><th>type</th><th>counts</th></tr>
+ *   <tr><td>{@value #ACQUIRE}</td><td>timer</td><td>acquired leases; the time from the first
+ *       attempt to the lease, busy waits included</td></tr>
+ *   <tr><td>{@value #BUSY}</td><td>counter</td><td>calls refused busy after their last
+ *       attempt</td></tr>
+ *   <tr><td>{@value #RETRIES}</td><td>counter</td><td>busy attempts that were tried again</td></tr>
+ *   <tr><td>{@value #UNAVAILABLE}</td><td>counter</td><td>calls refused because the database could
+ *       not confirm the lease</td></tr>
+ *   <tr><td>{@value #RELEASE_MISMATCH}</td><td>counter</td><td>releases that found another holder
+ *       or a free row</td></tr>
+ *   <tr><td>{@value #LOST}</td><td>counter</td><td>of those, leases whose expiry had passed (JVM
+ *       clock) before the release: the critical section outlived the TTL</td></tr>
+ *   <tr><td>{@value #HELD}</td><td>gauge</td><td>leases held now</td></tr>
+ * </table>
+ *
+ * Fence names made from arguments ({@code "bucket:{0}"}) give one series per name: keep their
+ * number bounded.
+ */
+public final class MicrometerFenceListener implements FenceListener {
+  /** Timer of acquired leases. */
+  public static final String ACQUIRE = "writer.fence.acquire";
+
+  /** Counter of calls refused busy. */
+  public static final String BUSY = "writer.fence.busy";
+
+  /** Counter of busy attempts tried again. */
+  public static final String RETRIES = "writer.fence.retries";
+
+  /** Counter of calls refused unavailable. */
+  public static final String UNAVAILABLE = "writer.fence.unavailable";
+
+  /** Counter of releases that found another holder or a free row. */
+  public static final String RELEASE_MISMATCH = "writer.fence.release.mismatch";
+
+  /** Counter of leases found expired at their release. */
+  public static final String LOST = "writer.fence.lost";
+
+  /** Gauge of leases held now. */
+  public static final String HELD = "writer.fence.leases.held";
+
+  private final Supplier<MeterRegistry> registry;
+  private final String defaultHolderLabel;
+  private final ConcurrentMap<Tags, Set<FenceLease>> held = new ConcurrentHashMap<>();
+
+  /**
+   * @param registry supplies the registry on first use; {@code null} from it means no metrics
+   * @param defaultHolderLabel the fence's default holder label, the tag of requests that set none
+   *     (a lease always carries its label), or {@code null}
+   */
+  public MicrometerFenceListener(Supplier<MeterRegistry> registry, String defaultHolderLabel) {
+    this.registry = registry;
+    this.defaultHolderLabel = defaultHolderLabel;
+  }
+
+  @Override
+  public void acquired(FenceLease lease, int attempts, Duration waited) {
+    MeterRegistry r = registry.get();
+    if (r == null) {
+      return;
+    }
+    Tags tags = tags(lease.fenceName(), lease.holderLabel());
+    Timer.builder(ACQUIRE)
+        .description("Acquired writer-fence leases: time from the first attempt to the lease")
+        .tags(tags)
+        .register(r)
+        .record(waited);
+    retried(r, tags, attempts);
+    heldSet(r, tags).add(lease);
+  }
+
+  @Override
+  public void busy(FenceRequest request, int attempts, Optional<LeaseStatus> holder) {
+    MeterRegistry r = registry.get();
+    if (r == null) {
+      return;
+    }
+    Tags tags = tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel));
+    counter(r, BUSY, "Fenced calls refused busy after their last attempt", tags).increment();
+    retried(r, tags, attempts);
+  }
+
+  @Override
+  public void unavailable(FenceRequest request, WriterFenceUnavailableException failure) {
+    MeterRegistry r = registry.get();
+    if (r == null) {
+      return;
+    }
+    Tags tags = tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel));
+    counter(r, UNAVAILABLE, "Fenced calls refused: the database could not confirm the lease", tags)
+        .increment();
+  }
+
+  @Override
+  public void released(FenceLease lease, boolean freed) {
+    MeterRegistry r = registry.get();
+    if (r == null) {
+      return;
+    }
+    Tags tags = tags(lease.fenceName(), lease.holderLabel());
+    Set<FenceLease> leases = held.get(tags);
+    if (leases != null) {
+      leases.remove(lease);
+    }
+    if (!freed) {
+      counter(r, RELEASE_MISMATCH, "Releases that found another holder or a free row", tags)
+          .increment();
+      if (!Instant.now().isBefore(lease.expiresAt())) {
+        counter(r, LOST, "Leases found expired at their release (TTL outlived)", tags).increment();
+      }
+    }
+  }
+
+  private static void retried(MeterRegistry r, Tags tags, int attempts) {
+    Counter retries = counter(r, RETRIES, "Busy acquire attempts that were tried again", tags);
+    if (attempts > 1) {
+      retries.increment(attempts - 1);
+    }
+  }
+
+  private Set<FenceLease> heldSet(MeterRegistry r, Tags tags) {
+    return held.computeIfAbsent(
+        tags,
+        t -> {
+          Set<FenceLease> leases = ConcurrentHashMap.newKeySet();
+          Gauge.builder(HELD, leases, MicrometerFenceListener::countValid)
+              .description("writer-fence leases held now")
+              .tags(t)
+              .register(r);
+          return leases;
+        });
+  }
+
+  /** A lease whose release failed is marked released too: it is held no more by this process. */
+  private static double countValid(Set<FenceLease> leases) {
+    leases.removeIf(lease -> !lease.isValid());
+    return leases.size();
+  }
+
+  private static Counter counter(MeterRegistry r, String name, String description, Tags tags) {
+    return Counter.builder(name).description(description).tags(tags).register(r);
+  }
+
+  private static Tags tags(String fenceName, String holderLabel) {
+    return Tags.of("fence", fenceName, "holder", holderLabel == null ? "none" : holderLabel);
+  }
+}

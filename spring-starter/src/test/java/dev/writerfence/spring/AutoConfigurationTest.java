@@ -1,0 +1,301 @@
+package dev.writerfence.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.FenceListener;
+import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
+import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
+import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
+import dev.writerfence.spring.boot.WriterFenceDataSource;
+import dev.writerfence.spring.boot.WriterFenceMetricsAutoConfiguration;
+import dev.writerfence.spring.boot.WriterFenceProperties;
+import dev.writerfence.spring.metrics.MicrometerFenceListener;
+import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.FenceNames;
+import dev.writerfence.testing.SwitchableDataSource;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+
+/**
+ * The auto-configuration on its own (no web server): property binding and validation, a user's
+ * fence bean, the RetryRegistry, a dedicated data source, schema initialization, health DOWN.
+ */
+class AutoConfigurationTest {
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  AopAutoConfiguration.class,
+                  WriterFenceMetricsAutoConfiguration.class,
+                  WriterFenceAutoConfiguration.class,
+                  WriterFenceActuatorAutoConfiguration.class))
+          .withBean(DataSource.class, () -> EmbeddedDatabase.get().dataSource());
+
+  /** A bean with one fenced method, to see which fence advises it. */
+  public static class Job {
+    @WriterFenced("{0}")
+    public long run(String fence) {
+      return WriterFence.current(fence).map(FenceLease::fencingToken).orElse(-1L);
+    }
+  }
+
+  @Test
+  void propertiesBindToTheFence() {
+    runner
+        .withPropertyValues(
+            "writer-fence.holder=upload",
+            "writer-fence.ttl=2m",
+            "writer-fence.query-timeout=1500ms",
+            "writer-fence.retry.max-attempts=7",
+            "writer-fence.retry.initial-interval=20ms",
+            "writer-fence.retry.multiplier=1.5",
+            "writer-fence.retry.max-interval=1s",
+            "writer-fence.backend=lease")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              WriterFenceProperties p = context.getBean(WriterFenceProperties.class);
+              assertThat(p.getQueryTimeout()).isEqualTo(Duration.ofMillis(1500));
+              WriterFence fence = context.getBean(WriterFence.class);
+              assertThat(fence.defaultTtl()).isEqualTo(Duration.ofMinutes(2));
+              assertThat(fence.defaultRetryPolicy())
+                  .isEqualTo(
+                      BusyRetryPolicy.defaults()
+                          .withMaxAttempts(7)
+                          .withInitialInterval(Duration.ofMillis(20))
+                          .withMultiplier(1.5)
+                          .withMaxInterval(Duration.ofSeconds(1)));
+              String name = FenceNames.random("binding");
+              FenceLease lease = fence.tryAcquire(name, null, null).orElseThrow();
+              assertThat(lease.holderLabel()).isEqualTo("upload");
+              assertThat(lease.ttl()).isEqualTo(Duration.ofMinutes(2));
+              fence.release(lease);
+            });
+  }
+
+  @Test
+  void defaultsAreTheCoresDefaults() {
+    WriterFenceProperties p = new WriterFenceProperties();
+    assertThat(p.getTtl()).isEqualTo(WriterFence.DEFAULT_TTL);
+    assertThat(p.getQueryTimeout()).isEqualTo(WriterFence.DEFAULT_QUERY_TIMEOUT);
+    assertThat(p.busyRetryPolicy()).isEqualTo(BusyRetryPolicy.defaults());
+    assertThat(p.getSchema().getName()).isEqualTo(FenceSchema.DEFAULT_SCHEMA);
+    assertThat(p.getSchema().getInitialize()).isNull();
+    assertThat(p.getBackend()).isEqualTo("lease");
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "writer-fence.ttl=1500ms | writer-fence.ttl",
+        "writer-fence.ttl=2d | writer-fence.ttl",
+        "writer-fence.query-timeout=0s | writer-fence.query-timeout",
+        "writer-fence.retry.max-attempts=0 | writer-fence.retry.max-attempts",
+        "writer-fence.retry.initial-interval=0ms | writer-fence.retry.initial-interval",
+        "writer-fence.retry.multiplier=0.5 | writer-fence.retry.multiplier",
+        "writer-fence.retry.max-interval=1ms | writer-fence.retry.max-interval",
+        "writer-fence.schema.name=Bad-Name | writer-fence.schema.name",
+        "writer-fence.backend=advisory | writer-fence.backend",
+        "writer-fence.holder=a\u200bb | writer-fence.holder",
+        "writer-fence.datasource.url=jdbc:mysql://127.0.0.1/x | writer-fence.datasource.url"
+      })
+  void aBadValueStopsTheStartUpNamingTheProperty(String setting, String property) {
+    runner
+        .withPropertyValues(setting)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              Throwable failure = context.getStartupFailure();
+              StringBuilder messages = new StringBuilder();
+              for (Throwable t = failure; t != null; t = t.getCause()) {
+                messages.append(t.getMessage()).append('\n');
+              }
+              assertThat(messages.toString()).contains(property + ": writer-fence:");
+            });
+  }
+
+  @Test
+  void aUsersFenceBeanWinsAndTheAdviceUsesIt() {
+    List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    runner
+        .withBean(Job.class)
+        .withBean(
+            WriterFence.class,
+            () ->
+                WriterFence.builder(EmbeddedDatabase.get().dataSource())
+                    .defaultHolderLabel("users-own")
+                    .listener(
+                        new FenceListener() {
+                          @Override
+                          public void acquired(FenceLease lease, int attempts, Duration waited) {
+                            events.add(lease.holderLabel());
+                          }
+                        })
+                    .build())
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed().hasSingleBean(WriterFence.class);
+              assertThat(context.getBean(Job.class).run(FenceNames.random("user-bean")))
+                  .isPositive();
+              assertThat(events).containsExactly("users-own");
+            });
+  }
+
+  @Test
+  void busyRetryFromTheApplicationsRetryRegistry() {
+    RetryConfig config =
+        RetryConfig.custom()
+            .maxAttempts(4)
+            .intervalFunction(
+                IntervalFunction.ofExponentialBackoff(
+                    Duration.ofMillis(100), 3.0, Duration.ofMillis(500)))
+            .build();
+    runner
+        .withBean(RetryRegistry.class, () -> RetryRegistry.of(Map.of("writer-fence", config)))
+        .withPropertyValues("writer-fence.retry.max-attempts=9")
+        .run(
+            context ->
+                assertThat(context.getBean(WriterFence.class).defaultRetryPolicy())
+                    .isEqualTo(
+                        new BusyRetryPolicy(
+                            4, Duration.ofMillis(100), 3.0, Duration.ofMillis(500), 0.0)));
+    // Without a 'writer-fence' retry in the registry, writer-fence.retry.* applies.
+    runner
+        .withBean(RetryRegistry.class, RetryRegistry::ofDefaults)
+        .withPropertyValues("writer-fence.retry.max-attempts=9")
+        .run(
+            context ->
+                assertThat(context.getBean(WriterFence.class).defaultRetryPolicy().maxAttempts())
+                    .isEqualTo(9));
+  }
+
+  @Test
+  void theFenceNeverUsesATransactionBoundConnection() {
+    DataSource plain = EmbeddedDatabase.get().dataSource();
+    runner
+        .withAllowBeanDefinitionOverriding(true)
+        .withBean(DataSource.class, () -> new TransactionAwareDataSourceProxy(plain))
+        .run(
+            context ->
+                assertThat(context.getBean(WriterFenceDataSource.class).dataSource())
+                    .isSameAs(plain));
+  }
+
+  @Test
+  void aDedicatedDataSourceIsUsedAndTheHealthIsDownWhenItsDatabaseIsDown() {
+    int closedPort;
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(Job.class)
+        .withPropertyValues(
+            "writer-fence.datasource.url=jdbc:postgresql://127.0.0.1:" + closedPort + "/postgres",
+            "writer-fence.datasource.username=postgres",
+            "writer-fence.query-timeout=1s")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(WriterFenceDataSource.class).isDedicated()).isTrue();
+              var health = context.getBean(WriterFenceHealthIndicator.class).health(true);
+              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+              String name = FenceNames.random("down");
+              assertThatThrownBy(() -> context.getBean(Job.class).run(name))
+                  .isInstanceOf(WriterFenceUnavailableException.class);
+              assertThat(
+                      context
+                          .getBean(MeterRegistry.class)
+                          .get(MicrometerFenceListener.UNAVAILABLE)
+                          .tag("fence", name)
+                          .counter()
+                          .count())
+                  .isEqualTo(1.0);
+            });
+  }
+
+  @Test
+  void healthGoesDownWhenTheDatabaseGoesAway() {
+    SwitchableDataSource switchable = new SwitchableDataSource(EmbeddedDatabase.get().dataSource());
+    runner
+        .withAllowBeanDefinitionOverriding(true)
+        .withBean(DataSource.class, () -> switchable)
+        .run(
+            context -> {
+              WriterFenceHealthIndicator health = context.getBean(WriterFenceHealthIndicator.class);
+              assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+              switchable.cutOff();
+              try {
+                assertThat(health.health(true).getStatus()).isEqualTo(Status.DOWN);
+              } finally {
+                switchable.restore();
+              }
+              assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+            });
+  }
+
+  @Test
+  void schemaIsInstalledWhenAskedAndNotByDefaultOnPostgresql() {
+    String installed = "wf_init_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    runner
+        .withPropertyValues(
+            "writer-fence.schema.name=" + installed, "writer-fence.schema.initialize=true")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
+                  .isEqualTo(Status.UP);
+              WriterFence fence = context.getBean(WriterFence.class);
+              FenceLease lease = fence.tryAcquire("x", null, null).orElseThrow();
+              assertThat(fence.release(lease)).isTrue();
+            });
+    String absent = "wf_absent_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    runner
+        .withPropertyValues("writer-fence.schema.name=" + absent)
+        .run(
+            context -> {
+              var health = context.getBean(WriterFenceHealthIndicator.class).health(true);
+              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(String.valueOf(health.getDetails().get("error")))
+                  .contains(absent + " is missing");
+              assertThat(
+                      EmbeddedDatabase.get()
+                          .queryValue(Boolean.class, "SELECT to_regnamespace(?) IS NULL", absent))
+                  .isTrue();
+            });
+  }
+
+  @Test
+  void disabledMeansNoFence() {
+    runner
+        .withPropertyValues("writer-fence.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean(WriterFence.class));
+  }
+}

@@ -1,0 +1,138 @@
+package dev.writerfence.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.jayway.jsonpath.JsonPath;
+import dev.writerfence.FenceLease;
+import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceBusyException;
+import dev.writerfence.spring.app.Writers;
+import dev.writerfence.spring.metrics.MicrometerFenceListener;
+import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.FenceNames;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/** Metrics after busy and acquired calls; the actuator endpoint's JSON; the health contributor. */
+class MetricsAndEndpointTest extends FencedAppTestBase {
+  @Autowired Writers writers;
+  @Autowired MeterRegistry meters;
+  @LocalServerPort int port;
+
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void metricsCountBusyRetriesAndAcquiresTaggedByFenceAndHolder() {
+    String name = FenceNames.random("metrics");
+    WriterFence other = WriterFence.builder(EmbeddedDatabase.get().dataSource()).build();
+    FenceLease held = other.tryAcquire(name, "other-writer", Duration.ofSeconds(30)).orElseThrow();
+
+    assertThatThrownBy(() -> writers.runFenced(name, () -> {}))
+        .isInstanceOf(WriterFenceBusyException.class);
+    assertThat(count(MicrometerFenceListener.BUSY, name)).isEqualTo(1.0);
+    assertThat(count(MicrometerFenceListener.RETRIES, name)).isEqualTo(1.0); // 2 attempts
+    assertThat(meters.find(MicrometerFenceListener.ACQUIRE).tag("fence", name).timer()).isNull();
+
+    other.release(held);
+    AtomicReference<Double> heldInside = new AtomicReference<>();
+    writers.runFenced(name, () -> heldInside.set(gauge(name)));
+
+    assertThat(heldInside.get()).isEqualTo(1.0);
+    assertThat(gauge(name)).isZero();
+    assertThat(
+            meters
+                .get(MicrometerFenceListener.ACQUIRE)
+                .tags("fence", name, "holder", "metrics")
+                .timer()
+                .count())
+        .isEqualTo(1);
+    assertThat(count(MicrometerFenceListener.BUSY, name)).isEqualTo(1.0);
+    assertThat(count(MicrometerFenceListener.RETRIES, name)).isEqualTo(1.0);
+    assertThat(count(MicrometerFenceListener.RELEASE_MISMATCH, name)).isZero();
+  }
+
+  @Test
+  void endpointListsLeasesFromTheStatusViewAndMetricsAreServed() throws Exception {
+    String name = FenceNames.random("endpoint");
+    writers.write(name); // acquired and released: a free row with fencing token 1
+    AtomicReference<String> whileHeld = new AtomicReference<>();
+    writers.runFenced(name, () -> whileHeld.set(get("/actuator/writerfence/" + name, 200)));
+
+    String one = whileHeld.get();
+    assertThat(JsonPath.<String>read(one, "$.fenceName")).isEqualTo(name);
+    assertThat(JsonPath.<String>read(one, "$.holderLabel")).isEqualTo("metrics");
+    assertThat(JsonPath.<Integer>read(one, "$.fencingToken")).isEqualTo(2);
+    assertThat(JsonPath.<String>read(one, "$.state")).isEqualTo("held");
+    assertThat(JsonPath.<Double>read(one, "$.secondsLeft")).isBetween(1.0, 30.0);
+    Map<String, Object> fields = JsonPath.read(one, "$");
+    assertThat(fields.keySet())
+        .containsExactlyInAnyOrder(
+            "fenceName",
+            "holderLabel",
+            "fencingToken",
+            "acquiredAt",
+            "expiresAt",
+            "secondsLeft",
+            "state");
+
+    String all = get("/actuator/writerfence", 200);
+    List<Map<String, Object>> rows =
+        JsonPath.read(all, "$.leases[?(@.fenceName == '" + name + "')]");
+    assertThat(rows)
+        .singleElement()
+        .satisfies(
+            row -> {
+              assertThat(row).containsEntry("state", "free").containsEntry("fencingToken", 2);
+              assertThat((String) row.get("acquiredAt")).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+            });
+    get("/actuator/writerfence/" + FenceNames.random("never-acquired"), 404);
+
+    String metric = get("/actuator/metrics/" + MicrometerFenceListener.ACQUIRE, 200);
+    assertThat(JsonPath.<List<String>>read(metric, "$.availableTags[*].tag"))
+        .contains("fence", "holder");
+  }
+
+  @Test
+  void healthIsUpWithSchemaAndVersion() throws Exception {
+    String health = get("/actuator/health/writerFence", 200);
+    assertThat(JsonPath.<String>read(health, "$.status")).isEqualTo("UP");
+    assertThat(JsonPath.<String>read(health, "$.details.schema")).isEqualTo("writer_fence");
+    assertThat(JsonPath.<Integer>read(health, "$.details.version")).isEqualTo(1);
+  }
+
+  private double count(String meter, String fence) {
+    var counter = meters.find(meter).tag("fence", fence).counter();
+    return counter == null ? 0.0 : counter.count();
+  }
+
+  private double gauge(String fence) {
+    return meters.get(MicrometerFenceListener.HELD).tag("fence", fence).gauge().value();
+  }
+
+  private String get(String path, int expectedStatus) {
+    try {
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(expectedStatus);
+      return response.body();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
