@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * One writer process of the demo, started by {@link DemoCommand}: several threads that keep
+ * One writer process of the demo, started by {@link WriterProcesses}: several threads that keep
  * entering {@link CorpusWriter#writeBatch} until the time is up, then a summary file. Its fence is
  * the process-wide default ({@link WriterFences#setDefault}) on a small HikariCP pool of its own.
  */
@@ -89,22 +89,6 @@ public final class DemoWriter implements Callable<Integer> {
   }
 
   /**
-   * @param label a holder label
-   * @return the file of that writer's critical sections in a run's folder
-   */
-  static Path sectionsFile(Path folder, String label) {
-    return folder.resolve(label + ".sections.jsonl");
-  }
-
-  /**
-   * @param label a holder label
-   * @return the file of that writer's summary in a run's folder
-   */
-  static Path summaryFile(Path folder, String label) {
-    return folder.resolve(label + ".summary.json");
-  }
-
-  /**
    * @param keys how many distinct keys
    * @param i a key number, from 0
    * @return the object key: keys spread over a few shard prefixes
@@ -115,10 +99,11 @@ public final class DemoWriter implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    RunFolder folder = new RunFolder(out);
     AcquireStats stats = new AcquireStats();
     try (HikariDataSource pool = pool();
         S3Client s3 = S3Clients.create(endpoint, accessKey, secretKey);
-        SectionLog log = SectionLog.create(sectionsFile(out, label))) {
+        SectionLog log = SectionLog.create(folder.sectionsFile(label))) {
       WriterFence.Builder builder =
           breakFence
               ? WriterFence.builder(new GrantingLeaseStore())
@@ -156,7 +141,7 @@ public final class DemoWriter implements Callable<Integer> {
             unavailable.sum(),
             errors.sum(),
             objects.sum());
-    Json.MAPPER.writeValue(summaryFile(out, label).toFile(), summary);
+    Json.MAPPER.writeValue(folder.summaryFile(label).toFile(), summary);
     return 0;
   }
 

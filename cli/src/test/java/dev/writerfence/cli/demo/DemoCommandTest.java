@@ -139,7 +139,7 @@ class DemoCommandTest {
 
   @Test
   void writerLabelsFollowTheCorpusWriters() {
-    assertThat(DemoCommand.labels(5))
+    assertThat(WriterProcesses.labels(5))
         .containsExactly("write-back", "upload", "pull_sync", "write-back-2", "upload-2");
   }
 }
