@@ -2,6 +2,7 @@ package dev.writerfence.cli.demo;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,20 @@ public final class RecordChecker {
   /** How many violation messages a report keeps. */
   static final int MAX_EXAMPLES = 20;
 
+  /** The kinds of violation; each message starts with its kind's name. */
+  private enum Kind {
+    OVERLAP("overlap"),
+    TOKEN_ORDER("token order"),
+    LEASE("lease"),
+    STAMP("stamp");
+
+    final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+  }
+
   private RecordChecker() {}
 
   /**
@@ -34,28 +49,44 @@ public final class RecordChecker {
    * @return the counts of each kind of violation, with the first messages
    */
   public static CheckReport check(List<SectionRecord> sections, Map<String, ObjectStamp> objects) {
-    Findings f = new Findings();
     List<SectionRecord> byStart = new ArrayList<>(sections);
     byStart.sort(
         Comparator.comparingLong(SectionRecord::startUs)
             .thenComparingLong(SectionRecord::endUs)
             .thenComparingLong(SectionRecord::token));
+    Findings findings = new Findings();
+    int handovers = checkSections(byStart, findings);
+    checkStamps(byStart, objects, findings);
+    return new CheckReport(
+        sections.size(),
+        objects.size(),
+        findings.count(Kind.OVERLAP),
+        findings.count(Kind.TOKEN_ORDER),
+        findings.count(Kind.LEASE),
+        findings.count(Kind.STAMP),
+        handovers,
+        List.copyOf(findings.examples));
+  }
 
-    int overlaps = 0;
-    int tokenOrder = 0;
-    int lease = 0;
+  /**
+   * Checks each section against its lease and against the sections that started before it.
+   *
+   * @param byStart the sections ordered by start
+   * @return how often consecutive sections belong to different writer processes
+   */
+  private static int checkSections(List<SectionRecord> byStart, Findings findings) {
     int handovers = 0;
-    SectionRecord latestEnding = null; // the section with the greatest end so far
+    // Compared with the latest end so far, not the previous section's: a short section inside a
+    // long one ends first, and the next one may still start inside the long one.
+    SectionRecord latestEnding = null;
     SectionRecord previous = null;
     for (SectionRecord s : byStart) {
       if (s.endUs() < s.startUs()) {
-        lease++;
-        f.add("lease", s.describe() + " ends before it starts");
+        findings.add(Kind.LEASE, s.describe() + " ends before it starts");
       }
       if (s.startUs() < s.leaseAcquiredUs() || s.endUs() >= s.leaseExpiresUs()) {
-        lease++;
-        f.add(
-            "lease",
+        findings.add(
+            Kind.LEASE,
             s.describe()
                 + " ran outside its lease, granted "
                 + Micros.format(s.leaseAcquiredUs())
@@ -63,14 +94,12 @@ public final class RecordChecker {
                 + Micros.format(s.leaseExpiresUs()));
       }
       if (latestEnding != null && s.startUs() <= latestEnding.endUs()) {
-        overlaps++;
-        f.add("overlap", s.describe() + " overlaps " + latestEnding.describe());
+        findings.add(Kind.OVERLAP, s.describe() + " overlaps " + latestEnding.describe());
       }
       if (previous != null) {
         if (s.token() <= previous.token()) {
-          tokenOrder++;
-          f.add(
-              "token order",
+          findings.add(
+              Kind.TOKEN_ORDER,
               s.describe() + " started after " + previous.describe() + " with a token not greater");
         }
         if (!Objects.equals(s.writer(), previous.writer())) {
@@ -82,7 +111,12 @@ public final class RecordChecker {
       }
       previous = s;
     }
+    return handovers;
+  }
 
+  /** Checks every key that a section wrote or the bucket holds against its last writer. */
+  private static void checkStamps(
+      List<SectionRecord> byStart, Map<String, ObjectStamp> objects, Findings findings) {
     // The last section to write each key: the latest started (ties: the higher token).
     Map<String, SectionRecord> lastWriter = new HashMap<>();
     for (SectionRecord s : byStart) {
@@ -90,56 +124,37 @@ public final class RecordChecker {
         lastWriter.put(key, s);
       }
     }
-    int stamps = 0;
     TreeSet<String> keys = new TreeSet<>(lastWriter.keySet());
     keys.addAll(objects.keySet());
     for (String key : keys) {
-      SectionRecord last = lastWriter.get(key);
-      ObjectStamp stamp = objects.get(key);
-      String problem = stampProblem(key, last, stamp);
+      String problem = stampProblem(key, lastWriter.get(key), objects.get(key));
       if (problem != null) {
-        stamps++;
-        f.add("stamp", problem);
+        findings.add(Kind.STAMP, problem);
       }
     }
-    return new CheckReport(
-        sections.size(),
-        objects.size(),
-        overlaps,
-        tokenOrder,
-        lease,
-        stamps,
-        handovers,
-        List.copyOf(f.examples));
   }
 
   private static String stampProblem(String key, SectionRecord last, ObjectStamp stamp) {
+    String object = "object '" + key + "'";
     if (last == null) {
-      return "object '"
-          + key
-          + "' carries fencing token "
-          + stamp.token()
-          + " (holder "
-          + stamp.holder()
-          + ") but no recorded critical section wrote it";
+      return object
+          + " carries "
+          + tokenAndHolder(stamp)
+          + " but no recorded critical section wrote it";
     }
     if (stamp == null) {
-      return "object '" + key + "' is missing from the bucket; last written by " + last.describe();
+      return object + " is missing from the bucket; last written by " + last.describe();
     }
     if (stamp.token() == null || stamp.token() != last.token()) {
-      return "object '"
-          + key
-          + "' carries fencing token "
-          + stamp.token()
-          + " (holder "
-          + stamp.holder()
-          + "), but the last write to it was the "
+      return object
+          + " carries "
+          + tokenAndHolder(stamp)
+          + ", but the last write to it was the "
           + last.describe();
     }
     if (!Objects.equals(stamp.holder(), last.writer())) {
-      return "object '"
-          + key
-          + "' carries holder "
+      return object
+          + " carries holder "
           + stamp.holder()
           + " with fencing token "
           + stamp.token()
@@ -147,9 +162,8 @@ public final class RecordChecker {
           + last.describe();
     }
     if (!Objects.equals(stamp.bodyToken(), stamp.token())) {
-      return "object '"
-          + key
-          + "' carries fencing token "
+      return object
+          + " carries fencing token "
           + stamp.token()
           + " in its metadata but "
           + stamp.bodyToken()
@@ -158,14 +172,25 @@ public final class RecordChecker {
     return null;
   }
 
-  /** Violation messages, the first few of each kind. */
+  /** For example {@code fencing token 7 (holder upload)}. */
+  private static String tokenAndHolder(ObjectStamp stamp) {
+    return "fencing token " + stamp.token() + " (holder " + stamp.holder() + ")";
+  }
+
+  /** Violations found so far: every one counted by kind, the first few kept as messages. */
   private static final class Findings {
+    private final Map<Kind, Integer> counts = new EnumMap<>(Kind.class);
     private final List<String> examples = new ArrayList<>();
 
-    void add(String kind, String message) {
+    void add(Kind kind, String message) {
+      counts.merge(kind, 1, Integer::sum);
       if (examples.size() < MAX_EXAMPLES) {
-        examples.add(kind + ": " + message);
+        examples.add(kind.label + ": " + message);
       }
+    }
+
+    int count(Kind kind) {
+      return counts.getOrDefault(kind, 0);
     }
   }
 }
