@@ -10,6 +10,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code schema install} and {@code status} against the embedded PostgreSQL. */
@@ -20,16 +22,7 @@ class SchemaAndStatusCommandTest {
   void schemaInstallTwiceIsIdempotentAndKeepsTheTokenCounter() throws SQLException {
     String schema = "cli_install_twice";
 
-    Cli.Run first =
-        Cli.run(
-            "schema",
-            "install",
-            "--jdbc-url",
-            db.jdbcUrl(),
-            "--user",
-            "postgres",
-            "--schema",
-            schema);
+    Cli.Run first = installSchema(schema);
     assertThat(first.exitCode()).as(first.err()).isZero();
     assertThat(first.out())
         .contains("installed the SQL contract version 1 in schema '" + schema + "'");
@@ -40,16 +33,7 @@ class SchemaAndStatusCommandTest {
         fence.tryAcquire("install-twice", "first", Duration.ofSeconds(30)).orElseThrow();
     fence.release(lease);
 
-    Cli.Run second =
-        Cli.run(
-            "schema",
-            "install",
-            "--jdbc-url",
-            db.jdbcUrl(),
-            "--user",
-            "postgres",
-            "--schema",
-            schema);
+    Cli.Run second = installSchema(schema);
     assertThat(second.exitCode()).as(second.err()).isZero();
     assertThat(second.out()).contains("schema '" + schema + "' was already installed");
     FenceLease next =
@@ -62,18 +46,7 @@ class SchemaAndStatusCommandTest {
   void schemaInstallGrantsToTheNamedRole() throws SQLException {
     db.execute(
         "DO $$ BEGIN CREATE ROLE cli_app LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
-    Cli.Run run =
-        Cli.run(
-            "schema",
-            "install",
-            "--jdbc-url",
-            db.jdbcUrl(),
-            "--user",
-            "postgres",
-            "--schema",
-            "cli_granted",
-            "--grant-to",
-            "cli_app");
+    Cli.Run run = installSchema("cli_granted", "--grant-to", "cli_app");
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).contains("EXECUTE granted to: cli_app");
     assertThat(
@@ -89,16 +62,7 @@ class SchemaAndStatusCommandTest {
   void badSchemaNameIsAUsageErrorNamingItAndWritesNothing() throws SQLException {
     long schemasBefore = count("SELECT count(*) FROM pg_namespace WHERE nspname <> ?", "");
 
-    Cli.Run run =
-        Cli.run(
-            "schema",
-            "install",
-            "--jdbc-url",
-            db.jdbcUrl(),
-            "--user",
-            "postgres",
-            "--schema",
-            "Bad-Schema");
+    Cli.Run run = installSchema("Bad-Schema");
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err())
@@ -125,18 +89,7 @@ class SchemaAndStatusCommandTest {
 
   @Test
   void unknownGrantRoleFailsWithTheDatabaseMessage() {
-    Cli.Run run =
-        Cli.run(
-            "schema",
-            "install",
-            "--jdbc-url",
-            db.jdbcUrl(),
-            "--user",
-            "postgres",
-            "--schema",
-            "cli_no_role",
-            "--grant-to",
-            "no_such_role");
+    Cli.Run run = installSchema("cli_no_role", "--grant-to", "no_such_role");
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err()).contains("no_such_role").contains("42704");
   }
@@ -150,18 +103,12 @@ class SchemaAndStatusCommandTest {
         fence.tryAcquire("cli-status-free", "pull_sync", Duration.ofSeconds(120)).orElseThrow();
     fence.release(freed);
     try {
-      Cli.Run run = Cli.run("status", "--jdbc-url", db.jdbcUrl(), "--user", "postgres");
+      Cli.Run run = status();
 
       assertThat(run.exitCode()).as(run.err()).isZero();
       assertThat(run.out().lines().findFirst().orElseThrow())
-          .contains(
-              "fence name",
-              "holder label",
-              "fencing token",
-              "acquired",
-              "expires",
-              "seconds left",
-              "state");
+          .matches(
+              "fence name +holder label +fencing token +acquired +expires +seconds left +state");
       assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-held ")))
           .singleElement()
           .asString()
@@ -171,7 +118,7 @@ class SchemaAndStatusCommandTest {
           .asString()
           .contains("pull_sync", "free");
 
-      Cli.Run json = Cli.run("status", "--json", "--jdbc-url", db.jdbcUrl(), "--user", "postgres");
+      Cli.Run json = status("--json");
       assertThat(json.exitCode()).isZero();
       assertThat(json.out())
           .contains("\"fence_name\":\"cli-status-held\"")
@@ -179,6 +126,23 @@ class SchemaAndStatusCommandTest {
     } finally {
       fence.release(held);
     }
+  }
+
+  /** {@code schema install} into {@code schema}, as the embedded server's superuser. */
+  private Cli.Run installSchema(String schema, String... more) {
+    return asSuperuser(List.of("schema", "install", "--schema", schema), more);
+  }
+
+  /** {@code status}, as the embedded server's superuser. */
+  private Cli.Run status(String... more) {
+    return asSuperuser(List.of("status"), more);
+  }
+
+  private Cli.Run asSuperuser(List<String> command, String... more) {
+    List<String> args = new ArrayList<>(command);
+    args.addAll(List.of("--jdbc-url", db.jdbcUrl(), "--user", "postgres"));
+    args.addAll(List.of(more));
+    return Cli.run(args.toArray(String[]::new));
   }
 
   private long count(String sql, String param) throws SQLException {
