@@ -9,24 +9,13 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The aspect woven at compile time (ajc, this module's test-compile) into the test fixtures. */
-class CompileTimeWeavingTest {
-  private static WriterFence otherWriter;
-  private final CorpusWriter writer = new CorpusWriter();
-
-  @BeforeAll
-  static void installFence() {
-    TestFence.install();
-    otherWriter = TestFence.otherWriter();
-  }
-
+class CompileTimeWeavingTest extends CompileTimeWovenTest {
   @BeforeEach
-  void fixturesAreWoven() {
-    TestFence.assertWovenAtCompileTime(CorpusWriter.class);
+  void typeFencedFixtureIsWoven() {
     TestFence.assertWovenAtCompileTime(TypeFencedWriter.class);
   }
 

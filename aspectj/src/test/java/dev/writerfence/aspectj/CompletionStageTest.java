@@ -12,20 +12,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** A fenced method that returns a {@code CompletableFuture} keeps its lease until it completes. */
-class CompletionStageTest {
-  private static WriterFence otherWriter;
-  private final CorpusWriter writer = new CorpusWriter();
-
-  @BeforeAll
-  static void installFence() {
-    TestFence.install();
-    otherWriter = TestFence.otherWriter();
-    TestFence.assertWovenAtCompileTime(CorpusWriter.class);
-  }
+class CompletionStageTest extends CompileTimeWovenTest {
 
   @Test
   void C13_completableFutureKeepsLeaseUntilComplete() throws Exception {

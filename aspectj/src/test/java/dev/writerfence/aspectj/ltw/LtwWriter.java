@@ -19,6 +19,8 @@ public class LtwWriter {
   public void write(String bucket) {
     bodyRuns++;
     lastHeld = WriterFence.current("corpus:" + bucket).isPresent();
+    // The same count as Observation.inside, repeated on purpose: the load-time fixture stays
+    // standalone, using no class of the test sources that ajc compiles and weaves.
     lastAdviceFrames =
         StackWalker.getInstance()
             .walk(
