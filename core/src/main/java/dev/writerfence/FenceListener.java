@@ -5,11 +5,12 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Receives the outcome of every acquire and release, for metrics and logs. Every method has a no-op
- * default. Called on the thread that made the call; an implementation must be fast and must not
- * throw. Whatever it throws is logged and ignored, except a {@link VirtualMachineError}, which
- * propagates to the caller; one thrown by {@link #acquired} first releases the new lease, and the
- * guarded code does not run.
+ * Receives the outcome of every acquire and release, and every loss of a held lease, for metrics
+ * and logs. Every method has a no-op default. Called on the thread that made the call ({@link
+ * #lost} on the renewal thread); an implementation must be fast and must not throw. Whatever it
+ * throws is logged and ignored, except a {@link VirtualMachineError}, which propagates to the
+ * caller; one thrown by {@link #acquired} first releases the new lease, and the guarded code does
+ * not run.
  */
 public interface FenceListener {
 
@@ -56,4 +57,17 @@ public interface FenceListener {
    *     lease had expired and was taken over) or it was already free
    */
   default void released(FenceLease lease, boolean freed) {}
+
+  /**
+   * A held lease was lost: a renewal found it expired or taken over, or no renewal could confirm it
+   * within its TTL (the database was unreachable or too slow, or the process was paused). Called
+   * once per lost lease, on the fence's {@code writer-fence-renewal} thread, never for a lease that
+   * was released first. The guarded code may still be running: it learns of the loss from {@link
+   * FenceLease#checkValid()}. The lease is still released when its call ends (harmless: another
+   * holder's row is never freed).
+   *
+   * @param lease the lost lease; {@link FenceLease#isValid()} is already {@code false}
+   * @param reason why, in words
+   */
+  default void lost(FenceLease lease, String reason) {}
 }

@@ -29,22 +29,26 @@ final class LeaseAcquirer {
   private final String defaultHolderLabel;
   private final FenceListener listener;
   private final BiConsumer<FenceLease, Throwable> giveBack;
+  private final FenceLease.LossHook lossHook;
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
 
   /**
    * @param giveBack releases a lease that nobody will own, attaching any failure to the throwable
+   * @param lossHook told when an acquired lease is lost
    */
   LeaseAcquirer(
       LeaseStore store,
       Duration defaultTtl,
       String defaultHolderLabel,
       FenceListener listener,
-      BiConsumer<FenceLease, Throwable> giveBack) {
+      BiConsumer<FenceLease, Throwable> giveBack,
+      FenceLease.LossHook lossHook) {
     this.store = store;
     this.defaultTtl = defaultTtl;
     this.defaultHolderLabel = defaultHolderLabel;
     this.listener = listener;
     this.giveBack = giveBack;
+    this.lossHook = lossHook;
   }
 
   /**
@@ -58,12 +62,25 @@ final class LeaseAcquirer {
     Duration ttl = request.ttl().orElse(defaultTtl);
     int[] attempts = {0};
     long started = System.nanoTime();
+    // When the earliest attempt that may have granted the lease was sent: an attempt whose answer
+    // was lost may have granted it, and a repeat with the same holder token returns that grant
+    // unchanged, so the TTL is counted from the first attempt since the last busy answer.
+    long[] grantableSince = {0L};
+    boolean[] grantable = {false};
     Callable<Optional<FenceLease>> attempt =
         () -> {
           int n = ++attempts[0];
+          long sent = System.nanoTime();
+          if (!grantable[0]) {
+            grantable[0] = true;
+            grantableSince[0] = sent;
+          }
           Optional<FenceLease> lease = store.acquire(fenceName, holderToken, label, ttl);
           if (lease.isEmpty()) {
+            grantable[0] = false;
             ListenerCalls.notify(() -> listener.busyAttempt(request, n));
+          } else {
+            lease.get().track(grantableSince[0], lossHook);
           }
           return lease;
         };

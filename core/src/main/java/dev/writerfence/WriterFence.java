@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -40,13 +41,45 @@ import org.slf4j.LoggerFactory;
  * DataSource object) acquires its own lease. A hold ends when its fenced call ends; a lease the
  * guarded code released early through {@link #release} is held no more from that moment.
  *
+ * <p>Lifecycle of a held lease (from {@link #call}, {@link #run}, {@link #proceed}, {@link
+ * #callAsync}, and from {@link #acquire} or {@link #tryAcquire} until {@link #release}):
+ *
+ * <ul>
+ *   <li><b>Renewal.</b> Renewal is on by default: every held lease is renewed in the background
+ *       every third of its TTL ({@link Builder#renewInterval} sets another interval, never longer
+ *       than a third of the TTL; {@link Builder#withoutRenewal} turns it off). The default TTL is
+ *       {@link #DEFAULT_TTL}, 30 s, with renewal on or off: with renewal a crashed holder blocks
+ *       others for at most 30 s while a long pass keeps its lease; without it, choose a TTL that
+ *       outlasts the longest critical section. One timer thread per fence (daemon, {@code
+ *       writer-fence-renewal}) does the timing; renewal of a lease stops the moment it is released
+ *       or lost.
+ *   <li><b>Loss.</b> A lease is lost when a renewal finds it expired or taken over, or when no
+ *       acquire or renewal confirmed it within its TTL less a safety margin, counted on the JVM's
+ *       monotonic clock from when the statement was sent (the database was unreachable, or the
+ *       process was paused). From then on {@link FenceLease#isValid()} is {@code false}, {@link
+ *       FenceLease#checkValid()} throws {@link FenceLostException}, the listener hears {@link
+ *       FenceListener#lost}, and the thread no longer counts as holding the fence. The guarded code
+ *       keeps running: it learns of the loss from {@code checkValid()} before its next write. When
+ *       its call ends the lease is still released (harmless: another holder's row is never freed).
+ *   <li><b>Shutdown.</b> One JVM shutdown hook per process, registered with the first lease,
+ *       releases every lease the process still holds across all fences, within 2 s in all, so a
+ *       SIGTERM in the middle of a pass frees the fence at once. {@link #close()} stops this
+ *       fence's renewal and releases its leases.
+ * </ul>
+ *
  * <p>Thread-safe; build one per application and share it.
  */
-public final class WriterFence {
+public final class WriterFence implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WriterFence.class);
 
-  /** TTL used when neither the request nor the builder sets one: 60 seconds. */
-  public static final Duration DEFAULT_TTL = Duration.ofSeconds(60);
+  /**
+   * TTL used when neither the request nor the builder sets one: 30 seconds, whether renewal is on
+   * (the default) or off.
+   */
+  public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
+
+  /** The shortest renewal interval a builder accepts: 100 milliseconds. */
+  public static final Duration MIN_RENEW_INTERVAL = Duration.ofMillis(100);
 
   /** Query timeout used when the builder sets none: 10 seconds. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
@@ -58,6 +91,9 @@ public final class WriterFence {
   private final FenceListener listener;
   private final LeaseAcquirer acquirer;
   private final Retry releaseRetry;
+  private final LeaseKeeper keeper;
+  private final long renewalWaitNanos;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private WriterFence(Builder b) {
     this.store =
@@ -66,8 +102,12 @@ public final class WriterFence {
     this.defaultHolderLabel = b.defaultHolderLabel;
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
+    this.keeper = new LeaseKeeper(store, b.renewInterval, b.renews, listener);
+    // A release waits for a renew statement under way, which the query timeout bounds.
+    this.renewalWaitNanos = b.queryTimeout.plusSeconds(1).toNanos();
     this.acquirer =
-        new LeaseAcquirer(store, defaultTtl, defaultHolderLabel, listener, this::releaseAfter);
+        new LeaseAcquirer(
+            store, defaultTtl, defaultHolderLabel, listener, this::releaseAfter, keeper::lost);
     // A transient error rolled the release back, so repeating it is safe; giving up would leave
     // the lease held until its TTL.
     this.releaseRetry =
@@ -146,12 +186,14 @@ public final class WriterFence {
    * @return the lease, or empty when another live holder has the fence
    * @throws IllegalArgumentException naming the bad value when an input breaks its rule
    * @throws WriterFenceUnavailableException when the database cannot confirm the lease (a transient
-   *     error, SQLState 40001/40P01/55P03, is reported here too: this call does not retry)
+   *     error, SQLState 40001/40P01/55P03, is reported here too: this call does not retry), or this
+   *     fence is closed
    */
   public Optional<FenceLease> tryAcquire(String fenceName, String holderLabel, Duration ttl) {
     FenceRequest request =
         FenceRequest.builder(fenceName).holderLabel(holderLabel).ttl(ttl).build();
-    return acquirer.acquire(request, BusyRetryPolicy.noRetry(), false);
+    refuseWhenClosed(request.fenceName());
+    return acquirer.acquire(request, BusyRetryPolicy.noRetry(), false).map(this::hold);
   }
 
   /**
@@ -163,45 +205,68 @@ public final class WriterFence {
    * @throws WriterFenceBusyException when another holder kept it through the last attempt
    * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
    *     no lease is held and the interrupt flag is still set
-   * @throws WriterFenceUnavailableException when the database cannot confirm the lease
+   * @throws WriterFenceUnavailableException when the database cannot confirm the lease, or this
+   *     fence is closed
    */
   public FenceLease acquire(FenceRequest request) {
     BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
-    return acquirer.acquire(request, policy, true).orElseThrow();
+    refuseWhenClosed(request.fenceName());
+    return hold(acquirer.acquire(request, policy, true).orElseThrow());
   }
 
   /**
    * Releases a lease with the holder token its acquire minted. Only that holder's row is freed; the
-   * fencing-token counter stays. A {@code false} answer is logged as a warning. A transient error
-   * (SQLState 40001, 40P01, 55P03) rolled the release back and is retried with this fence's default
-   * retry policy.
+   * fencing-token counter stays. Its renewal stops first: no renew statement is sent after this
+   * returns. A {@code false} answer is logged as a warning. A transient error (SQLState 40001,
+   * 40P01, 55P03) rolled the release back and is retried with this fence's default retry policy.
+   *
+   * <p>A lost lease is released too (harmless: another holder's row is never freed); its loss was
+   * logged once already, so neither a {@code false} answer nor a failure is logged again, and a
+   * failure is answered {@code false} instead of thrown.
    *
    * @param lease a lease from this fence; never {@code null}
    * @return {@code true} when freed; {@code false} when the lease had expired and another holder
    *     took it over, or it was already released
    * @throws WriterFenceUnavailableException when the database cannot be reached, or kept failing
-   *     transiently through the last attempt; the lease then expires after its TTL
+   *     transiently through the last attempt, while the lease was not lost; the lease then expires
+   *     after its TTL
    */
   public boolean release(FenceLease lease) {
     Objects.requireNonNull(lease, "lease");
+    boolean lost = lease.lostReason().isPresent();
+    lease.markReleased();
+    keeper.stop(lease, renewalWaitNanos);
+    ProcessLeases.forget(lease);
     boolean freed;
     try {
       freed = releaseRetry.executeSupplier(() -> store.release(lease));
-    } catch (TransientLeaseStoreException e) {
-      throw new WriterFenceUnavailableException(
-          lease.fenceName(),
-          "writer-fence: fence '"
-              + lease.fenceName()
-              + "': the release kept failing transiently (SQLState "
-              + e.sqlState()
-              + "); the lease frees itself at its expiry "
-              + lease.expiresAt()
-              + " (database clock)",
-          e);
-    } finally {
-      lease.markReleased();
+    } catch (RuntimeException e) {
+      if (lost) {
+        LOG.debug("writer-fence: release of lost fence '{}' failed", lease.fenceName(), e);
+        ListenerCalls.notify(() -> listener.released(lease, false));
+        return false;
+      }
+      if (e instanceof TransientLeaseStoreException t) {
+        throw new WriterFenceUnavailableException(
+            lease.fenceName(),
+            "writer-fence: fence '"
+                + lease.fenceName()
+                + "': the release kept failing transiently (SQLState "
+                + t.sqlState()
+                + "); the lease frees itself at its expiry "
+                + lease.expiresAt()
+                + " (database clock)",
+            e);
+      }
+      throw e;
     }
-    if (!freed) {
+    if (!freed && lost) {
+      LOG.debug(
+          "writer-fence: release of lost fence '{}' (fencing token {}) found another holder or a"
+              + " free row",
+          lease.fenceName(),
+          lease.fencingToken());
+    } else if (!freed) {
       LOG.warn(
           "writer-fence: release of fence '{}' (fencing token {}, holder '{}') found another holder"
               + " or a free row: the lease had expired",
@@ -246,7 +311,7 @@ public final class WriterFence {
     } finally {
       // The hold ends with the call, also when the body released the lease itself.
       HeldFences.pop(lease);
-      if (lease.isValid()) {
+      if (!lease.isReleased()) { // a lost lease too: its row may still carry our token
         releaseAfter(lease, primary);
       }
     }
@@ -349,7 +414,7 @@ public final class WriterFence {
         CompletableFuture<Object> afterRelease = new CompletableFuture<>();
         stage.whenComplete(
             (value, failure) -> {
-              if (lease.isValid()) {
+              if (!lease.isReleased()) {
                 releaseAfter(lease, failure);
               }
               if (failure != null) {
@@ -369,7 +434,7 @@ public final class WriterFence {
       // The hold on this thread ends here; an asynchronous body keeps its lease until its stage
       // completes, and a body that released the lease itself is not released again.
       HeldFences.pop(lease);
-      if (!releasedByStage && lease.isValid()) {
+      if (!releasedByStage && !lease.isReleased()) {
         releaseAfter(lease, primary);
       }
     }
@@ -406,6 +471,96 @@ public final class WriterFence {
     return defaultRetryPolicy;
   }
 
+  /**
+   * @param ttl a lease's TTL
+   * @return how often a held lease of that TTL is renewed (the configured interval, at most a third
+   *     of the TTL), or empty when renewal is off
+   */
+  public Optional<Duration> renewInterval(Duration ttl) {
+    return keeper.intervalFor(Objects.requireNonNull(ttl, "ttl"));
+  }
+
+  /**
+   * Stops renewal and releases every lease this fence still holds, including leases whose fenced
+   * call is still running (their guarded code learns of it from {@link FenceLease#checkValid()}).
+   * From then on every acquire fails with {@link WriterFenceUnavailableException}. Idempotent;
+   * release failures are logged, not thrown. The data source is not closed.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (FenceLease lease : keeper.leases()) {
+      if (!lease.isReleased()) {
+        releaseAfter(lease, null);
+      }
+    }
+    keeper.close();
+  }
+
+  /**
+   * @return {@code true} once {@link #close()} was called
+   */
+  public boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Starts keeping a new lease: renewal, the deadline watch, the shutdown registry. */
+  private FenceLease hold(FenceLease lease) {
+    boolean kept = !closed.get() && keeper.keep(lease);
+    if (kept) {
+      ProcessLeases.remember(lease, this);
+    }
+    if (!kept || closed.get()) { // close() may have missed it
+      if (!lease.isReleased()) {
+        releaseAfter(lease, null);
+      }
+      throw closedException(lease.fenceName());
+    }
+    return lease;
+  }
+
+  private void refuseWhenClosed(String fenceName) {
+    if (closed.get()) {
+      throw closedException(fenceName);
+    }
+  }
+
+  private WriterFenceUnavailableException closedException(String fenceName) {
+    return new WriterFenceUnavailableException(
+        fenceName,
+        "writer-fence: fence '"
+            + fenceName
+            + "': this WriterFence is closed, so no lease can be confirmed and the guarded code"
+            + " does not run",
+        null);
+  }
+
+  /**
+   * The shutdown hook's release: one statement, no retry, after waiting for a renewal under way
+   * until {@code deadlineNanos} at most. Logs and swallows any failure.
+   */
+  void releaseBefore(FenceLease lease, long deadlineNanos) {
+    if (!lease.markReleased()) {
+      return;
+    }
+    keeper.stop(lease, deadlineNanos - System.nanoTime());
+    ProcessLeases.forget(lease);
+    try {
+      boolean freed = store.release(lease);
+      ListenerCalls.notify(() -> listener.released(lease, freed));
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "writer-fence: at shutdown the release of fence '{}' (fencing token {}) failed; the lease"
+              + " frees itself at its expiry {} (database clock)",
+          lease.fenceName(),
+          lease.fencingToken(),
+          lease.expiresAt(),
+          e);
+    }
+  }
+
   /** Releases after the guarded code; never masks the code's own outcome. */
   private void releaseAfter(FenceLease lease, Throwable primary) {
     try {
@@ -439,6 +594,8 @@ public final class WriterFence {
     private BusyRetryPolicy retryPolicy = BusyRetryPolicy.defaults();
     private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
     private FenceListener listener = new FenceListener() {};
+    private Duration renewInterval; // null: a third of each lease's TTL
+    private boolean renews = true;
 
     private Builder(DataSource dataSource, LeaseStore store) {
       this.dataSource = dataSource;
@@ -456,7 +613,8 @@ public final class WriterFence {
     }
 
     /**
-     * @param ttl the TTL of requests that set none: whole seconds from 1 to 86400; default 60 s
+     * @param ttl the TTL of requests that set none: whole seconds from 1 to 86400; default 30 s
+     *     (with renewal on or off)
      * @return this builder
      * @throws IllegalArgumentException naming the value when it breaks the rule
      */
@@ -501,7 +659,42 @@ public final class WriterFence {
     }
 
     /**
-     * @param listener receives every acquire and release outcome; default none
+     * Renews held leases every {@code interval} instead of every third of their TTL. A lease whose
+     * TTL is shorter than three intervals is renewed every third of its TTL all the same. Turns
+     * renewal on if {@link #withoutRenewal} turned it off.
+     *
+     * @param interval at least {@link WriterFence#MIN_RENEW_INTERVAL} (100 ms)
+     * @return this builder
+     * @throws IllegalArgumentException naming the value when it is shorter
+     */
+    public Builder renewInterval(Duration interval) {
+      if (interval == null || interval.compareTo(MIN_RENEW_INTERVAL) < 0) {
+        throw new IllegalArgumentException(
+            "writer-fence: renew interval "
+                + interval
+                + " is not allowed: at least "
+                + MIN_RENEW_INTERVAL.toMillis()
+                + " ms");
+      }
+      this.renewInterval = interval;
+      this.renews = true;
+      return this;
+    }
+
+    /**
+     * Turns renewal off: a held lease keeps the expiry its acquire set, so its TTL must outlast the
+     * critical section. It still counts as lost once its TTL (less the safety margin) has run out.
+     *
+     * @return this builder
+     */
+    public Builder withoutRenewal() {
+      this.renews = false;
+      this.renewInterval = null;
+      return this;
+    }
+
+    /**
+     * @param listener receives every acquire and release outcome, and every loss; default none
      * @return this builder
      */
     public Builder listener(FenceListener listener) {

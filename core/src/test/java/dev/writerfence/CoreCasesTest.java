@@ -242,7 +242,7 @@ class CoreCasesTest extends FenceTestSupport {
 
   @Test
   void C07_expiredLeaseIsTakenOverWithHigherToken() throws Exception {
-    WriterFence fence = fence();
+    WriterFence fence = fence(DB.dataSource()).withoutRenewal().build(); // the holder stalls
     FenceLease stalled = fence.tryAcquire(name, "stalled", Duration.ofSeconds(2)).orElseThrow();
     assertThat(fence.tryAcquire(name, "second", TTL)).as("busy while live").isEmpty();
 

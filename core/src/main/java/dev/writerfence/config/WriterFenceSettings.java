@@ -20,9 +20,9 @@ import javax.sql.DataSource;
  * The settings every weaving mode shares, under the names of the design (§7): {@code holder},
  * {@code ttl}, {@code retry.max-attempts}, {@code retry.initial-interval}, {@code
  * retry.multiplier}, {@code retry.max-interval}, {@code backend}, {@code datasource.url}, {@code
- * datasource.username}, {@code datasource.password}, {@code schema}, {@code query-timeout}. The
- * design's {@code renew-interval} is not accepted: a held lease is not renewed yet, so its TTL must
- * outlast the critical section.
+ * datasource.username}, {@code datasource.password}, {@code schema}, {@code query-timeout}, {@code
+ * renew-interval} (a duration of at least 100 ms, or {@code off}; unset: a third of each lease's
+ * TTL).
  *
  * <p>Durations carry a unit: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, or ISO-8601
  * ({@code PT30S}). Immutable.
@@ -45,7 +45,8 @@ public final class WriterFenceSettings {
           "datasource.username",
           "datasource.password",
           "schema",
-          "query-timeout");
+          "query-timeout",
+          "renew-interval");
 
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)");
 
@@ -148,6 +149,15 @@ public final class WriterFenceSettings {
     get("schema").ifPresent(v -> b.schema(FenceSchema.checkIdentifier("schema", v)));
     get("holder").ifPresent(v -> b.defaultHolderLabel(FenceArguments.holderLabel(v)));
     get("ttl").ifPresent(v -> b.defaultTtl(duration("ttl", v)));
+    get("renew-interval")
+        .ifPresent(
+            v -> {
+              if ("off".equals(v)) {
+                b.withoutRenewal();
+              } else {
+                b.renewInterval(duration("renew-interval", v));
+              }
+            });
     b.queryTimeout(queryTimeout());
     b.retryPolicy(retryPolicy());
     return b.build();

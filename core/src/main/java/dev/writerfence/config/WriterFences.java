@@ -48,11 +48,7 @@ public final class WriterFences {
     }
   }
 
-  /**
-   * Keys other parts read from the same system properties. {@code renew-interval} is not one of
-   * them: nothing renews a held lease yet, so the setting is refused as unknown rather than
-   * accepted and ignored.
-   */
+  /** Keys other parts read from the same system properties. */
   private static Set<String> agentKeys() {
     return Set.of("fence-name", "audit.mode", "audit.report");
   }

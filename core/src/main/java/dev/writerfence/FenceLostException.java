@@ -1,0 +1,49 @@
+package dev.writerfence;
+
+/**
+ * A lease is no longer held: a renewal found it expired or taken over, no renewal could confirm it
+ * within its TTL, or it was released. Thrown by {@link FenceLease#checkValid()} so that a writer
+ * stops before its next storage write; another holder may already write with a higher fencing
+ * token.
+ */
+public final class FenceLostException extends WriterFenceException {
+  private static final long serialVersionUID = 1L;
+
+  private final long fencingToken;
+  private final String reason;
+
+  /**
+   * @param lease the lease that is no longer held; never {@code null}
+   * @param reason why, in words
+   */
+  public FenceLostException(FenceLease lease, String reason) {
+    super(
+        lease.fenceName(),
+        "writer-fence: fence '"
+            + lease.fenceName()
+            + "' (fencing token "
+            + lease.fencingToken()
+            + ", holder '"
+            + lease.holderLabel()
+            + "') is no longer held: "
+            + reason
+            + "; do not write under it",
+        null);
+    this.fencingToken = lease.fencingToken();
+    this.reason = reason;
+  }
+
+  /**
+   * @return the fencing token of the lease that is no longer held
+   */
+  public long fencingToken() {
+    return fencingToken;
+  }
+
+  /**
+   * @return why the lease is no longer held
+   */
+  public String reason() {
+    return reason;
+  }
+}
