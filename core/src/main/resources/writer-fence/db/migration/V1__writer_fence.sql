@@ -218,6 +218,19 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$ SELECT 1 $fn$;
 
+-- The advisory-lock backend (ADR 7) takes its fencing tokens from one sequence, and only once
+-- pg_try_advisory_lock has been won, so a busy attempt consumes none. One sequence serves every
+-- fence name: tokens strictly increase per name (and across names). The lease table plays no part.
+CREATE SEQUENCE IF NOT EXISTS ${writer_fence_schema}.advisory_fencing_token AS bigint;
+REVOKE ALL ON SEQUENCE ${writer_fence_schema}.advisory_fencing_token FROM PUBLIC;
+
+-- next_advisory_fencing_token: the next fencing token of the advisory-lock backend.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.next_advisory_fencing_token()
+RETURNS bigint
+LANGUAGE sql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$ SELECT nextval('${writer_fence_schema}.advisory_fencing_token'::regclass) $fn$;
+
 -- Functions are executable by PUBLIC by default in PostgreSQL: close them, then open them to the
 -- configured role only.
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ${writer_fence_schema} FROM PUBLIC;
@@ -229,6 +242,7 @@ GRANT EXECUTE ON FUNCTION
     ${writer_fence_schema}.renew_lease(text, uuid, integer),
     ${writer_fence_schema}.renew(text, uuid, integer),
     ${writer_fence_schema}.release(text, uuid),
-    ${writer_fence_schema}.schema_version()
+    ${writer_fence_schema}.schema_version(),
+    ${writer_fence_schema}.next_advisory_fencing_token()
     TO ${writer_fence_role};
 GRANT SELECT ON ${writer_fence_schema}.lease_status TO ${writer_fence_role};

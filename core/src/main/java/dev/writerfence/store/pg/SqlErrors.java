@@ -11,9 +11,10 @@ import java.util.Set;
  * Sorts a database error into what the fence does with it. SQLStates are PostgreSQL's (Appendix A,
  * "PostgreSQL Error Codes"): 40001, 40P01 and 55P03 are transient (retried); 22023 (the contract's
  * input rules), 22021 and 22P05 (a character the database cannot store) are a bad value, {@link
- * IllegalArgumentException}; everything else means the database cannot confirm a lease.
+ * IllegalArgumentException}; everything else means the database cannot confirm a lease. Shared by
+ * both backends (the lease row and the advisory lock).
  */
-final class SqlErrors {
+public final class SqlErrors {
   /** serialization_failure, deadlock_detected, lock_not_available: try again. */
   private static final Set<String> TRANSIENT = Set.of("40001", "40P01", "55P03");
 
@@ -27,9 +28,13 @@ final class SqlErrors {
   private SqlErrors() {}
 
   /**
-   * @return the exception to throw for {@code e}; never {@code null}
+   * @param fenceName the fence the failed call was for, named in the message
+   * @param schema the contract's schema, named when it is missing or not granted
+   * @param e the database's error; never {@code null}
+   * @return the exception to throw for {@code e}: {@code TransientLeaseStoreException}, {@code
+   *     IllegalArgumentException} or {@code WriterFenceUnavailableException}; never {@code null}
    */
-  static RuntimeException classify(String fenceName, String schema, SQLException e) {
+  public static RuntimeException classify(String fenceName, String schema, SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     if (TRANSIENT.contains(state)) {
       return new TransientLeaseStoreException(e);

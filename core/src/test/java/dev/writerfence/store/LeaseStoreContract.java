@@ -1,0 +1,146 @@
+package dev.writerfence.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.testing.FenceNames;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * What every backend of {@link LeaseStore} must do, run against a real database by each backend's
+ * subclass: one winner, busy at once, the same holder token gets its lease back, release only by
+ * the holder, tokens that grow, renew only while held, status of a held fence.
+ */
+public abstract class LeaseStoreContract {
+  /** Threads of the race; the store under test must serve this many attempts at once. */
+  public static final int RACERS = 8;
+
+  private static final Duration TTL = Duration.ofSeconds(30);
+
+  /** This test's own fence name. */
+  protected String name;
+
+  /**
+   * @return the store under test; the same instance for the whole test
+   */
+  protected abstract LeaseStore store();
+
+  @BeforeEach
+  void freshFenceName(TestInfo test) {
+    name = FenceNames.random(test.getTestMethod().map(Method::getName).orElse("contract"));
+  }
+
+  @Test
+  public void oneHolderAtATimeAndBusyAnswersAtOnce() {
+    FenceLease held = store().acquire(name, UUID.randomUUID(), "first", TTL).orElseThrow();
+
+    long started = System.nanoTime();
+    Optional<FenceLease> second = store().acquire(name, UUID.randomUUID(), "second", TTL);
+    long millis = (System.nanoTime() - started) / 1_000_000;
+
+    assertThat(second).isEmpty();
+    assertThat(millis).as("ms for a busy answer").isLessThan(1_000);
+    assertThat(held.fencingToken()).isPositive();
+    assertThat(store().release(held)).isTrue();
+  }
+
+  @Test
+  public void theSameHolderTokenGetsItsCurrentLeaseBack() {
+    UUID holder = UUID.randomUUID();
+    FenceLease first = store().acquire(name, holder, "first", TTL).orElseThrow();
+
+    FenceLease again = store().acquire(name, holder, "first", TTL).orElseThrow();
+
+    assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
+    assertThat(again.acquiredAt()).isEqualTo(first.acquiredAt());
+    assertThat(store().release(first)).isTrue();
+    assertThat(store().release(again)).as("one hold, released once").isFalse();
+  }
+
+  @Test
+  public void releaseFreesOnlyForItsHolderAndTheNextHolderGetsAHigherToken() {
+    FenceLease held = store().acquire(name, UUID.randomUUID(), "holder", TTL).orElseThrow();
+    FenceLease impostor =
+        new FenceLease(
+            name,
+            UUID.randomUUID(),
+            "impostor",
+            held.fencingToken(),
+            held.acquiredAt(),
+            held.expiresAt(),
+            TTL);
+
+    assertThat(store().release(impostor)).isFalse();
+    assertThat(store().acquire(name, UUID.randomUUID(), "late", TTL)).as("still held").isEmpty();
+    assertThat(store().release(held)).isTrue();
+    assertThat(store().release(held)).as("twice").isFalse();
+    FenceLease next = store().acquire(name, UUID.randomUUID(), "next", TTL).orElseThrow();
+    assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+    assertThat(store().release(next)).isTrue();
+  }
+
+  @Test
+  public void renewAnswersForAHeldLeaseOnly() {
+    FenceLease held = store().acquire(name, UUID.randomUUID(), "holder", TTL).orElseThrow();
+
+    Optional<java.time.Instant> renewed = store().renew(held, Duration.ofSeconds(60));
+
+    assertThat(renewed).hasValueSatisfying(t -> assertThat(t).isAfter(held.acquiredAt()));
+    assertThat(store().release(held)).isTrue();
+    assertThat(store().renew(held, Duration.ofSeconds(60))).as("released").isEmpty();
+  }
+
+  @Test
+  public void statusShowsTheHoldAndNoHoldAfterRelease() {
+    FenceLease held = store().acquire(name, UUID.randomUUID(), "shown", TTL).orElseThrow();
+
+    LeaseStatus status = store().status(name).orElseThrow();
+
+    assertThat(status.isHeld()).isTrue();
+    assertThat(status.holderLabel()).isEqualTo("shown");
+    assertThat(status.fencingToken()).isEqualTo(held.fencingToken());
+    assertThat(store().statusAll()).extracting(LeaseStatus::fenceName).contains(name);
+    assertThat(store().release(held)).isTrue();
+    assertThat(store().status(name).filter(LeaseStatus::isHeld)).isEmpty();
+  }
+
+  @Test
+  public void aRaceOfManyThreadsHasExactlyOneWinner() throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(RACERS);
+    try {
+      for (int round = 0; round < 5; round++) {
+        String fence = name + "/" + round;
+        CyclicBarrier start = new CyclicBarrier(RACERS);
+        List<Future<Optional<FenceLease>>> attempts = new ArrayList<>();
+        for (int i = 0; i < RACERS; i++) {
+          attempts.add(
+              threads.submit(
+                  () -> {
+                    start.await();
+                    return store().acquire(fence, UUID.randomUUID(), "racer", TTL);
+                  }));
+        }
+        List<FenceLease> won = new ArrayList<>();
+        for (Future<Optional<FenceLease>> attempt : attempts) {
+          attempt.get().ifPresent(won::add);
+        }
+        assertThat(won).as("winners of round %d", round).hasSize(1);
+        assertThat(store().release(won.get(0))).isTrue();
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+}

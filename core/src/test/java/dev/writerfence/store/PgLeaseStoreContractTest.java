@@ -1,0 +1,18 @@
+package dev.writerfence.store;
+
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.testing.EmbeddedDatabase;
+import java.time.Duration;
+
+/** The store contract, run against the lease-row backend. */
+class PgLeaseStoreContractTest extends LeaseStoreContract {
+  private static final PgLeaseStore STORE =
+      new PgLeaseStore(
+          EmbeddedDatabase.get().dataSource(), FenceSchema.DEFAULT_SCHEMA, Duration.ofSeconds(10));
+
+  @Override
+  protected LeaseStore store() {
+    return STORE;
+  }
+}
