@@ -12,12 +12,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link LeaseStore} that passes every call to a real store and records the holder tokens each
- * acquire and release carried, so a test can count round trips and match tokens. Thread-safe.
+ * acquire and release carried, and when each renewal started, so a test can count round trips and
+ * match tokens. Thread-safe.
  */
 public final class RecordingLeaseStore implements LeaseStore {
   private final LeaseStore delegate;
   private final List<UUID> acquireTokens = new CopyOnWriteArrayList<>();
   private final List<UUID> releaseTokens = new CopyOnWriteArrayList<>();
+  private final List<Long> renewStarts = new CopyOnWriteArrayList<>();
 
   /**
    * @param delegate the real store
@@ -47,8 +49,16 @@ public final class RecordingLeaseStore implements LeaseStore {
     return delegate.acquire(fenceName, holderToken, holderLabel, ttl);
   }
 
+  /**
+   * @return {@link System#nanoTime()} at the start of every renew call, in call order
+   */
+  public List<Long> renewStarts() {
+    return List.copyOf(renewStarts);
+  }
+
   @Override
   public Optional<Instant> renew(FenceLease lease, Duration ttl) {
+    renewStarts.add(System.nanoTime());
     return delegate.renew(lease, ttl);
   }
 
