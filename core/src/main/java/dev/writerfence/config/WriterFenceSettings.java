@@ -4,6 +4,7 @@ import dev.writerfence.FenceArguments;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.pg.PgLeaseStore;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -133,19 +134,35 @@ public final class WriterFenceSettings {
   }
 
   /**
-   * Builds a fence with these settings on {@code dataSource}.
+   * Builds a fence with these settings on {@code dataSource}. With {@code backend=lease} (the
+   * default) it uses the lease row; with {@code backend=advisory} an {@link AdvisoryLockStore} of
+   * {@value AdvisoryLockStore#DEFAULT_POOL_SIZE} connections over {@code dataSource}, which must
+   * then be the fence's own (as {@link #dataSource()} builds it, a pool of the same size), and
+   * which runs its start-up self-check here.
    *
    * @param dataSource where connections come from
    * @return the fence
    * @throws IllegalArgumentException naming the setting whose value breaks its rule
+   * @throws IllegalStateException with {@code backend=advisory}, when the self-check finds that
+   *     connections share a server session (transaction pooling)
+   * @throws dev.writerfence.WriterFenceUnavailableException with {@code backend=advisory}, when the
+   *     self-check cannot reach the database
    */
   public WriterFence buildFence(DataSource dataSource) {
     String backend = get("backend").orElse("lease");
-    if (!"lease".equals(backend)) {
-      throw new IllegalArgumentException(
-          "writer-fence: backend '" + backend + "' is not allowed: lease");
-    }
-    WriterFence.Builder b = WriterFence.builder(dataSource);
+    WriterFence.Builder b =
+        switch (backend) {
+          case "lease" -> WriterFence.builder(dataSource);
+          case "advisory" ->
+              WriterFence.builder(
+                  AdvisoryLockStore.builder(dataSource)
+                      .schema(get("schema").orElse(FenceSchema.DEFAULT_SCHEMA))
+                      .queryTimeout(queryTimeout())
+                      .build());
+          default ->
+              throw new IllegalArgumentException(
+                  "writer-fence: backend '" + backend + "' is not allowed: lease or advisory");
+        };
     get("schema").ifPresent(v -> b.schema(FenceSchema.checkIdentifier("schema", v)));
     get("holder").ifPresent(v -> b.defaultHolderLabel(FenceArguments.holderLabel(v)));
     get("ttl").ifPresent(v -> b.defaultTtl(duration("ttl", v)));

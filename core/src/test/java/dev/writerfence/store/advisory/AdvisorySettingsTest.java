@@ -1,0 +1,53 @@
+package dev.writerfence.store.advisory;
+
+import static dev.writerfence.store.advisory.AdvisoryTestSupport.DB;
+import static dev.writerfence.store.advisory.AdvisoryTestSupport.holdersOf;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.writerfence.FenceRequest;
+import dev.writerfence.WriterFence;
+import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.testing.FenceNames;
+import java.util.Properties;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/** {@code writer-fence.backend=advisory} builds a fence on the advisory-lock backend. */
+class AdvisorySettingsTest {
+
+  private static WriterFenceSettings settings(String backend) {
+    Properties p = new Properties();
+    p.setProperty("writer-fence.backend", backend);
+    p.setProperty("writer-fence.datasource.url", DB.jdbcUrl());
+    p.setProperty("writer-fence.datasource.username", "postgres");
+    return WriterFenceSettings.fromProperties(p, Set.of());
+  }
+
+  @Test
+  void backendAdvisoryBuildsAnAdvisoryLockStoreOnItsOwnPool() throws Exception {
+    String name = FenceNames.random("settings-advisory");
+    WriterFenceSettings settings = settings("advisory");
+    DataSource own = settings.dataSource();
+    try (WriterFence fence = settings.buildFence(own)) {
+      assertThat(fence.store()).isInstanceOf(AdvisoryLockStore.class);
+      assertThat(((AdvisoryLockStore) fence.store()).poolSize())
+          .isEqualTo(AdvisoryLockStore.DEFAULT_POOL_SIZE);
+
+      long held = fence.call(FenceRequest.of(name), () -> holdersOf(AdvisoryKeys.keyOf(name)));
+
+      assertThat(held).isEqualTo(1);
+      assertThat(holdersOf(AdvisoryKeys.keyOf(name))).isZero();
+    } finally {
+      ((AutoCloseable) own).close();
+    }
+  }
+
+  @Test
+  void anUnknownBackendNamesBothAllowedOnes() {
+    assertThatThrownBy(() -> settings("redis").buildFence(DB.dataSource()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("backend 'redis' is not allowed: lease or advisory");
+  }
+}
