@@ -10,16 +10,50 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** {@code --jdbc-url}, {@code --user}, {@code --password}, {@code --schema}: where the lease is. */
-public final class DatabaseOptions {
+/**
+ * {@code --jdbc-url}, {@code --user}, {@code --password}, {@code --schema}: where the lease is. A
+ * command mixes in {@link RequiredUrl} when it needs a database named ({@code status}, {@code
+ * schema install}), or {@link OptionalUrl} when it can start one of its own ({@code demo}), so that
+ * the usage shows {@code --jdbc-url} as required exactly when it is.
+ */
+public abstract class DatabaseOptions {
+  private static final String URL_DESCRIPTION = "JDBC URL: jdbc:postgresql://HOST:PORT/DB";
+
+  /** {@code --jdbc-url} must be given. */
+  public static final class RequiredUrl extends DatabaseOptions {
+    @Option(
+        names = "--jdbc-url",
+        paramLabel = "URL",
+        required = true,
+        description = URL_DESCRIPTION)
+    String jdbcUrl;
+
+    @Override
+    public String jdbcUrl() {
+      return jdbcUrl;
+    }
+  }
+
+  /** {@code --jdbc-url} may be left out; the command then uses a database of its own. */
+  public static final class OptionalUrl extends DatabaseOptions {
+    @Option(
+        names = "--jdbc-url",
+        paramLabel = "URL",
+        description =
+            URL_DESCRIPTION + " (default: an embedded PostgreSQL on 127.0.0.1, removed afterwards)")
+    String jdbcUrl;
+
+    @Override
+    public String jdbcUrl() {
+      return jdbcUrl;
+    }
+  }
+
   @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
   CommandSpec mixee;
 
-  @Option(
-      names = "--jdbc-url",
-      paramLabel = "URL",
-      description = "JDBC URL: jdbc:postgresql://HOST:PORT/DB")
-  String jdbcUrl;
+  /** Only the two kinds above. */
+  DatabaseOptions() {}
 
   @Option(
       names = "--user",
@@ -45,17 +79,14 @@ public final class DatabaseOptions {
   String schema;
 
   /**
-   * Checks the values; call before anything is done.
+   * Checks the values; call before anything is done. Whether {@code --jdbc-url} was given at all
+   * picocli has checked already.
    *
-   * @param urlRequired whether {@code --jdbc-url} must be given
    * @throws ParameterException naming the bad value and what is allowed (exit status 2)
    */
-  public void validate(boolean urlRequired) {
-    if (jdbcUrl == null) {
-      if (urlRequired) {
-        throw usage("missing required option: '--jdbc-url=URL' (a jdbc:postgresql: URL)");
-      }
-    } else if (!jdbcUrl.startsWith("jdbc:postgresql:") || !parses(jdbcUrl)) {
+  public void validate() {
+    String jdbcUrl = jdbcUrl();
+    if (jdbcUrl != null && (!jdbcUrl.startsWith("jdbc:postgresql:") || !parses(jdbcUrl))) {
       throw usage(
           "--jdbc-url '"
               + jdbcUrl
@@ -96,9 +127,7 @@ public final class DatabaseOptions {
   /**
    * @return the JDBC URL, or {@code null} when none was given
    */
-  public String jdbcUrl() {
-    return jdbcUrl;
-  }
+  public abstract String jdbcUrl();
 
   /**
    * @return the role, or {@code null}
@@ -125,7 +154,7 @@ public final class DatabaseOptions {
    * @return an unpooled data source for the given URL and role
    */
   public DataSource dataSource() {
-    return dataSource(jdbcUrl, user, password);
+    return dataSource(jdbcUrl(), user, password);
   }
 
   /**

@@ -40,7 +40,7 @@ public final class SchemaCommand implements Runnable {
   static final class Install implements Callable<Integer> {
     @Spec CommandLine.Model.CommandSpec spec;
 
-    @Mixin DatabaseOptions db;
+    @Mixin DatabaseOptions.RequiredUrl db;
 
     @Option(
         names = "--grant-to",
@@ -52,7 +52,7 @@ public final class SchemaCommand implements Runnable {
 
     @Override
     public Integer call() throws SQLException {
-      db.validate(true);
+      db.validate();
       FenceSchema schema;
       try {
         schema = FenceSchema.defaults().schema(db.schema()).grantTo(grantTo);

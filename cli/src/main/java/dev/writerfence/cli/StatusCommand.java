@@ -4,15 +4,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.pg.PgLeaseStore;
 import java.io.PrintWriter;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,19 +34,22 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Spec CommandLine.Model.CommandSpec spec;
 
-  @Mixin DatabaseOptions db;
+  @Mixin DatabaseOptions.RequiredUrl db;
 
   @Option(names = "--json", description = "print one JSON object instead of the table")
   boolean json;
 
   @Override
   public Integer call() throws Exception {
-    db.validate(true);
+    db.validate();
     PgLeaseStore store = new PgLeaseStore(db.dataSource(), db.schema(), Duration.ofSeconds(10));
     List<LeaseStatus> rows;
     try {
       rows = store.statusAll();
     } catch (WriterFenceUnavailableException e) {
+      if (isUndefined(e)) {
+        throw new IllegalStateException(notInstalled());
+      }
       throw new IllegalStateException(
           "could not read " + db.schema() + ".lease_status",
           e.getCause() != null ? e.getCause() : e);
@@ -91,6 +97,36 @@ public final class StatusCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /**
+   * Whether the database said that the status view, or its schema, does not exist: SQLState 42P01
+   * (undefined table) or 3F000 (invalid schema name).
+   */
+  static boolean isUndefined(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException sql
+          && ("42P01".equals(sql.getSQLState()) || "3F000".equals(sql.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** What to do when the SQL contract is not there: install it, with this command's URL. */
+  private String notInstalled() {
+    String url = db.jdbcUrl();
+    // The URL is shown so that the command can be copied, unless it carries a password.
+    String shownUrl = url.toLowerCase(Locale.ROOT).contains("password") ? "URL" : url;
+    String schemaOption =
+        db.schema().equals(FenceSchema.DEFAULT_SCHEMA) ? "" : " --schema " + db.schema();
+    return String.format(
+        "the writer-fence schema '%s' is not installed in this database (there is no %s.lease_status)."
+            + "%nInstall it, connected as the role that is to own the lease table (--user,"
+            + " --password):"
+            + "%n  ./writer-fence schema install --jdbc-url %s%s --grant-to ROLE"
+            + "%nwith ROLE the role your writers connect as.",
+        db.schema(), db.schema(), shownUrl, schemaOption);
   }
 
   private static String time(Instant t) {

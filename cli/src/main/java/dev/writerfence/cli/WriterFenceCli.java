@@ -24,6 +24,9 @@ import picocli.CommandLine.Spec;
       CommandLine.HelpCommand.class
     })
 public final class WriterFenceCli implements Runnable {
+  /** The start of every bad-input message. */
+  private static final String PREFIX = "writer-fence: ";
+
   @Spec CommandLine.Model.CommandSpec spec;
 
   /**
@@ -39,6 +42,7 @@ public final class WriterFenceCli implements Runnable {
    */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new WriterFenceCli());
+    cli.setParameterExceptionHandler(WriterFenceCli::badInput);
     cli.setExecutionExceptionHandler(WriterFenceCli::failed);
     return cli;
   }
@@ -47,6 +51,41 @@ public final class WriterFenceCli implements Runnable {
   public void run() {
     throw new ParameterException(
         spec.commandLine(), "a command is required: demo, schema install or status");
+  }
+
+  /**
+   * Bad input (an unknown option, a missing or malformed value, a value outside its range): the one
+   * line that says what is wrong, where to find the usage, exit 2. The full usage is not reprinted.
+   */
+  private static int badInput(ParameterException e, String[] args) {
+    CommandLine cli = e.getCommandLine();
+    PrintWriter err = cli.getErr();
+    err.println(badInputMessage(e.getMessage()));
+    CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+    err.println("Try './" + cli.getCommandSpec().qualifiedName() + " --help'");
+    err.flush();
+    CommandLine.IExitCodeExceptionMapper mapper = cli.getExitCodeExceptionMapper();
+    return mapper != null ? mapper.getExitCode(e) : cli.getCommandSpec().exitCodeOnInvalidInput();
+  }
+
+  /**
+   * One prefix for every bad-input message, whether it comes from picocli ("Missing required
+   * option: ..."), from a check of this module or from core (which already says "writer-fence:").
+   *
+   * @param message what is wrong
+   * @return {@code writer-fence: } and the message, starting lower-case
+   */
+  static String badInputMessage(String message) {
+    String m = message == null ? "bad input" : message.strip();
+    if (m.startsWith(PREFIX)) {
+      m = m.substring(PREFIX.length()).strip();
+    }
+    if (m.length() > 1
+        && Character.isUpperCase(m.charAt(0))
+        && Character.isLowerCase(m.charAt(1))) {
+      m = Character.toLowerCase(m.charAt(0)) + m.substring(1);
+    }
+    return PREFIX + m;
   }
 
   /** A failure while running (database refused, server did not start): a message, exit 1. */
@@ -84,12 +123,23 @@ public final class WriterFenceCli implements Runnable {
     return sb.toString();
   }
 
-  /** The version from the jar's manifest. */
+  /** The version from the jar's manifest ({@code Implementation-Version}). */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = WriterFenceCli.class.getPackage().getImplementationVersion();
-      return new String[] {"writer-fence " + (v != null ? v : "(development build)")};
+      return new String[] {line(WriterFenceCli.class.getPackage().getImplementationVersion())};
+    }
+
+    /**
+     * @param implementationVersion the jar manifest's {@code Implementation-Version}, or {@code
+     *     null} when the classes do not run from the packaged jar
+     * @return the line {@code --version} prints
+     */
+    static String line(String implementationVersion) {
+      return "writer-fence "
+          + (implementationVersion != null && !implementationVersion.isBlank()
+              ? implementationVersion
+              : "(development build)");
     }
   }
 }

@@ -84,7 +84,44 @@ class SchemaAndStatusCommandTest {
   void missingJdbcUrlIsAUsageError() {
     Cli.Run run = Cli.run("status");
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("--jdbc-url");
+    assertThat(run.err()).contains("missing required option: '--jdbc-url=URL'");
+  }
+
+  @Test
+  void statusBeforeSchemaInstallSaysSoAndHowToInstallIt() {
+    Cli.Run run = status("--schema", "cli_never_installed");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err())
+        .startsWith(
+            "writer-fence status: the writer-fence schema 'cli_never_installed' is not installed"
+                + " in this database")
+        .contains(
+            "./writer-fence schema install --jdbc-url "
+                + db.jdbcUrl()
+                + " --schema cli_never_installed --grant-to ROLE")
+        .doesNotContain("ERROR: relation");
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void statusBeforeSchemaInstallDoesNotRepeatAPasswordFromTheUrl() {
+    Cli.Run run =
+        Cli.run(
+            "status",
+            "--jdbc-url",
+            db.jdbcUrl() + "?password=not-to-be-printed",
+            "--user",
+            "postgres",
+            "--schema",
+            "cli_never_installed");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err())
+        .contains(
+            "./writer-fence schema install --jdbc-url URL --schema cli_never_installed"
+                + " --grant-to ROLE")
+        .doesNotContain("not-to-be-printed");
   }
 
   @Test

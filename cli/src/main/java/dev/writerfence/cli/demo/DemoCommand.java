@@ -103,7 +103,7 @@ public final class DemoCommand implements Callable<Integer> {
               + " the run must end with violations and exit status 1")
   boolean breakFence;
 
-  @Mixin DatabaseOptions db;
+  @Mixin DatabaseOptions.OptionalUrl db;
 
   @Override
   public Integer call() throws Exception {
@@ -164,7 +164,7 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   private void validate() {
-    db.validate(false);
+    db.validate();
     range("--writers", writers, 1, 12, "writer processes");
     range("--threads", threads, 1, 32, "threads per writer");
     range("--seconds", seconds, 1, 3600, "seconds");

@@ -1,0 +1,111 @@
+package dev.writerfence.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** What the command line says about bad input, its usage and its version; nothing is started. */
+class CommandLineUsageTest {
+
+  @Test
+  void badInputIsOneLineWithTheCommandToGetItsUsage() {
+    Cli.Run run = Cli.run("demo", "--writers", "0");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().lines())
+        .containsExactly(
+            "writer-fence: --writers 0 is not allowed: 1 to 12 writer processes",
+            "Try './writer-fence demo --help'");
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void picocliAndCoreMessagesGetTheSamePrefixOnce() {
+    Cli.Run unknown = Cli.run("demo", "--jdbc=jdbc:postgresql://127.0.0.1/app");
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err().lines().findFirst().orElseThrow())
+        .isEqualTo("writer-fence: unknown option: '--jdbc=jdbc:postgresql://127.0.0.1/app'");
+    assertThat(unknown.err().lines().toList()).last().isEqualTo("Try './writer-fence demo --help'");
+
+    Cli.Run notANumber = Cli.run("demo", "--seconds", "soon");
+    assertThat(notANumber.exitCode()).isEqualTo(2);
+    assertThat(notANumber.err().lines())
+        .containsExactly(
+            "writer-fence: invalid value for option '--seconds': 'soon' is not an int",
+            "Try './writer-fence demo --help'");
+
+    // core's own message starts "writer-fence: " already; it is not doubled
+    Cli.Run badSchema = Cli.run("demo", "--schema", "Bad-Schema");
+    assertThat(badSchema.exitCode()).isEqualTo(2);
+    assertThat(badSchema.err().lines().findFirst().orElseThrow())
+        .startsWith("writer-fence: --schema 'Bad-Schema' is not allowed");
+    assertThat(badSchema.err()).doesNotContain("writer-fence: writer-fence:");
+  }
+
+  @Test
+  void aMissingCommandOrSubcommandPointsToTheRightHelp() {
+    Cli.Run none = Cli.run();
+    assertThat(none.exitCode()).isEqualTo(2);
+    assertThat(none.err().lines())
+        .containsExactly(
+            "writer-fence: a command is required: demo, schema install or status",
+            "Try './writer-fence --help'");
+
+    Cli.Run schema = Cli.run("schema");
+    assertThat(schema.exitCode()).isEqualTo(2);
+    assertThat(schema.err().lines())
+        .containsExactly(
+            "writer-fence: a subcommand is required: install",
+            "Try './writer-fence schema --help'");
+  }
+
+  @Test
+  void aMistypedCommandGetsASuggestion() {
+    Cli.Run run = Cli.run("statuss");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).startsWith("writer-fence: ").contains("status");
+    assertThat(run.err().lines().toList()).last().isEqualTo("Try './writer-fence --help'");
+    assertThat(run.err().lines().count()).isLessThan(6);
+  }
+
+  @Test
+  void jdbcUrlIsRequiredForStatusAndSchemaInstallInTheUsageAsInBehaviour() {
+    for (List<String> command : List.of(List.of("status"), List.of("schema", "install"))) {
+      String usage = Cli.run(concat(command, "--help")).out();
+      assertThat(usage).as("%s", command).contains(" --jdbc-url=URL").doesNotContain("[--jdbc-url");
+
+      Cli.Run missing = Cli.run(command.toArray(String[]::new));
+      assertThat(missing.exitCode()).isEqualTo(2);
+      assertThat(missing.err().lines())
+          .containsExactly(
+              "writer-fence: missing required option: '--jdbc-url=URL'",
+              "Try './writer-fence " + String.join(" ", command) + " --help'");
+    }
+    assertThat(Cli.run("demo", "--help").out()).contains("[--jdbc-url=URL]");
+  }
+
+  @Test
+  void versionIsTheJarsImplementationVersionElseADevelopmentBuild() {
+    assertThat(WriterFenceCli.Version.line("0.1.0")).isEqualTo("writer-fence 0.1.0");
+    assertThat(WriterFenceCli.Version.line(null)).isEqualTo("writer-fence (development build)");
+    // the tests run from target/classes, which has no manifest (CliJarIT runs the packaged jar)
+    Cli.Run run = Cli.run("--version");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out().strip()).isEqualTo("writer-fence (development build)");
+  }
+
+  @Test
+  void badInputMessageHasOnePrefixAndStartsLowerCase() {
+    assertThat(WriterFenceCli.badInputMessage("Missing required option: '--jdbc-url=URL'"))
+        .isEqualTo("writer-fence: missing required option: '--jdbc-url=URL'");
+    assertThat(WriterFenceCli.badInputMessage("writer-fence: role 'x y' is not allowed"))
+        .isEqualTo("writer-fence: role 'x y' is not allowed");
+    assertThat(WriterFenceCli.badInputMessage("URL is bad")).isEqualTo("writer-fence: URL is bad");
+  }
+
+  private static String[] concat(List<String> command, String more) {
+    return Stream.concat(command.stream(), Stream.of(more)).toArray(String[]::new);
+  }
+}
