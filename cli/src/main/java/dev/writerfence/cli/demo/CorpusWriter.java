@@ -13,13 +13,14 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * One writer of the corpus bucket. {@link #writeBatch} is the critical section: it runs only while
- * this process holds the {@value #FENCE_NAME} fence (the {@code @WriterFenced} aspect is woven in
- * at compile time) and stamps every object with the lease's fencing token.
+ * One writer of the corpus bucket. {@link #writeBatch(String, int, List)} is the critical section:
+ * it runs only while this process holds the fence named by its first argument (the demo's {@code
+ * --fence}, {@value #DEFAULT_FENCE_NAME} unless told otherwise; the {@code @WriterFenced} aspect is
+ * woven in at compile time) and stamps every object with the lease's fencing token.
  */
 public class CorpusWriter {
-  /** The fence every writer of the bucket contends for. */
-  public static final String FENCE_NAME = "corpus";
+  /** The fence every writer of the bucket contends for, unless the demo is given another. */
+  public static final String DEFAULT_FENCE_NAME = "corpus";
 
   /** User metadata key of the fencing token ({@code x-amz-meta-fencing-token}). */
   public static final String TOKEN_METADATA = "fencing-token";
@@ -27,6 +28,7 @@ public class CorpusWriter {
   /** User metadata key of the holder label ({@code x-amz-meta-holder}). */
   public static final String HOLDER_METADATA = "holder";
 
+  private final String fenceName;
   private final S3Client s3;
   private final String bucket;
   private final String label;
@@ -35,12 +37,14 @@ public class CorpusWriter {
   private final SectionLog log;
 
   CorpusWriter(
+      String fenceName,
       S3Client s3,
       String bucket,
       String label,
       DatabaseClock clock,
       AcquireStats stats,
       SectionLog log) {
+    this.fenceName = fenceName;
     this.s3 = s3;
     this.bucket = bucket;
     this.label = label;
@@ -50,24 +54,45 @@ public class CorpusWriter {
   }
 
   /**
-   * Writes a batch of objects under the fence and records the critical section: its start and end
-   * on the database clock, its fencing token and the keys written.
+   * @return the fence this writer's batches are written under
+   */
+  public String fenceName() {
+    return fenceName;
+  }
+
+  /**
+   * Writes a batch of objects under this writer's fence: {@link #writeBatch(String, int, List)}
+   * with {@link #fenceName()}.
    *
+   * @param thread the calling writer thread, for the record
+   * @param keys the object keys to write
+   * @return the recorded section
+   */
+  public SectionRecord writeBatch(int thread, List<String> keys) {
+    return writeBatch(fenceName, thread, keys);
+  }
+
+  /**
+   * Writes a batch of objects under the fence {@code fence} and records the critical section: its
+   * start and end on the database clock, its fencing token and the keys written. The fence name is
+   * the template {@code {0}}: the first argument.
+   *
+   * @param fence the fence name
    * @param thread the calling writer thread, for the record
    * @param keys the object keys to write
    * @return the recorded section
    * @throws IllegalStateException when called without the fence (the aspect was not woven)
    * @throws RuntimeException when a write failed; the section is recorded with the error first
    */
-  @WriterFenced(FENCE_NAME)
-  public SectionRecord writeBatch(int thread, List<String> keys) {
+  @WriterFenced("{0}")
+  public SectionRecord writeBatch(String fence, int thread, List<String> keys) {
     FenceLease lease =
-        WriterFence.current(FENCE_NAME)
+        WriterFence.current(fence)
             .orElseThrow(
                 () ->
                     new IllegalStateException(
                         "writeBatch ran without a lease on '"
-                            + FENCE_NAME
+                            + fence
                             + "': the @WriterFenced aspect is not woven into "
                             + CorpusWriter.class.getName()));
     long start = clock.nowMicros();

@@ -1,5 +1,6 @@
 package dev.writerfence.cli.demo;
 
+import dev.writerfence.FenceArguments;
 import dev.writerfence.cli.DatabaseOptions;
 import java.io.PrintWriter;
 import java.util.List;
@@ -15,8 +16,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code writer-fence demo}: real writer processes share one bucket through the {@code corpus}
- * fence; afterwards the record of their critical sections and the bucket itself are checked.
+ * {@code writer-fence demo}: real writer processes share one bucket through one fence ({@code
+ * --fence}, {@code corpus} by default); afterwards the record of their critical sections and the
+ * bucket itself are checked.
  *
  * <p>This class holds the options and runs the steps in order: {@link DemoEnvironment} starts the
  * servers, {@link WriterProcesses} the writers, {@link ProgressReporter} shows them at work, {@link
@@ -33,9 +35,16 @@ import picocli.CommandLine.Spec;
       "Starts PostgreSQL (embedded, on 127.0.0.1, unless --jdbc-url is given) and S3Proxy (in"
           + " memory, on 127.0.0.1), then writer processes labelled write-back, upload, pull_sync"
           + " whose threads write batches of objects to one bucket, each batch inside a"
-          + " @WriterFenced(\"corpus\") method, each object stamped with its fencing token. Then"
-          + " checks the record: no two critical sections overlap, fencing tokens rise in time"
-          + " order, every object carries the token of the lease that wrote it last.",
+          + " @WriterFenced method on the fence --fence (default corpus), each object stamped with"
+          + " its fencing token. Then checks the record: no two critical sections overlap, fencing"
+          + " tokens rise in time order, every object carries the token of the lease that wrote it"
+          + " last.",
+      "",
+      "With --jdbc-url on a shared database, pick a fence name and a schema that no real writer"
+          + " uses (for example --fence demo-$USER --schema demo_fence): the demo's writers take"
+          + " the fence, and real writers of the same fence name in the same schema would have to"
+          + " wait for them. The demo installs the SQL contract in that schema (idempotent),"
+          + " so connect as a role that may create it.",
       ""
     },
     exitCodeListHeading = "%nExit status:%n",
@@ -86,6 +95,15 @@ public final class DemoCommand implements Callable<Integer> {
               + " overwrites (default: ${DEFAULT-VALUE})")
   int keys;
 
+  @Option(
+      names = "--fence",
+      paramLabel = "NAME",
+      defaultValue = CorpusWriter.DEFAULT_FENCE_NAME,
+      description =
+          "the fence name every writer contends for; on a shared database one that no real writer"
+              + " uses (default: ${DEFAULT-VALUE})")
+  String fenceName;
+
   @Option(names = "--json", description = "print one JSON object on stdout, progress on stderr")
   boolean json;
 
@@ -112,7 +130,7 @@ public final class DemoCommand implements Callable<Integer> {
     LoggerFactory.getILoggerFactory(); // once, before the servers' threads log concurrently
     PrintWriter out = spec.commandLine().getOut();
     ProgressReporter progress = new ProgressReporter(json ? spec.commandLine().getErr() : out, run);
-    Workload workload = new Workload(threads, seconds, batch, keys, breakFence);
+    Workload workload = new Workload(fenceName, threads, seconds, batch, keys, breakFence);
     RunFolder folder = RunFolder.createTemporary();
     boolean ok = false;
     Cleanup cleanup = new Cleanup();
@@ -131,7 +149,7 @@ public final class DemoCommand implements Callable<Integer> {
       progress.writersStarted(processes);
 
       Stopwatch writing = Stopwatch.start();
-      progress.watch(processes, environment, folder, seconds);
+      progress.watch(processes, environment, folder, workload);
       if (cleanup.wasInterrupted()) {
         throw new CancellationException("stopped by a signal");
       }
@@ -170,6 +188,12 @@ public final class DemoCommand implements Callable<Integer> {
     range("--seconds", seconds, 1, 3600, "seconds");
     range("--batch", batch, 1, 100, "objects per critical section");
     range("--keys", keys, 1, 100_000, "distinct object keys");
+    try {
+      FenceArguments.fenceName(fenceName);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(
+          spec.commandLine(), e.getMessage().replace("fence name '", "--fence '"));
+    }
     if (keys < batch) {
       throw new ParameterException(
           spec.commandLine(),

@@ -35,6 +35,9 @@ public final class DemoWriter implements Callable<Integer> {
   @Option(names = "--label", required = true)
   String label;
 
+  @Option(names = "--fence", required = true)
+  String fenceName;
+
   @Option(names = "--threads", required = true)
   int threads;
 
@@ -116,7 +119,7 @@ public final class DemoWriter implements Callable<Integer> {
               .build();
       WriterFences.setDefault(fence);
       CorpusWriter writer =
-          new CorpusWriter(s3, bucket, label, new DatabaseClock(pool), stats, log);
+          new CorpusWriter(fenceName, s3, bucket, label, new DatabaseClock(pool), stats, log);
       long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
       List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {

@@ -48,7 +48,7 @@ final class JsonSummary {
     check.examples().forEach(examples::add);
     ArrayNode failures = root.putArray("failures");
     outcome.failures().forEach(failures::add);
-    root.put("fence_name", CorpusWriter.FENCE_NAME);
+    root.put("fence_name", workload.fenceName());
     root.put("database", environment.databaseName());
     root.put(
         "storage",

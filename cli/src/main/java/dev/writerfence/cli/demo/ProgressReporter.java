@@ -11,8 +11,8 @@ import java.util.Optional;
 
 /**
  * The lines a demo run prints while it runs: what it starts, then while the writers write one line
- * a second with the acquisitions so far and the fence's holder, then what it checks. They go to
- * stdout, or to stderr under {@code --json}, which keeps stdout for the one JSON object.
+ * a second with the critical sections finished so far and the fence's holder, then what it checks.
+ * They go to stdout, or to stderr under {@code --json}, which keeps stdout for the one JSON object.
  */
 final class ProgressReporter {
   private final PrintWriter out;
@@ -33,8 +33,9 @@ final class ProgressReporter {
    */
   void starting(int writers, Workload workload) {
     out.printf(
-        "writer-fence demo: %d writer processes x %d threads, %d s each, fence '%s'%n",
-        writers, workload.threads(), workload.seconds(), CorpusWriter.FENCE_NAME);
+        "writer-fence demo: %d writer processes x %d threads, each writes for %d s once started,"
+            + " fence '%s'%n",
+        writers, workload.threads(), workload.seconds(), workload.fenceName());
     if (workload.breakFence()) {
       out.println("  --break-fence: writers skip the lease, so violations are expected");
     }
@@ -68,17 +69,20 @@ final class ProgressReporter {
 
   /**
    * Prints a line every second (every 2 s when the writers write for more than a minute) until
-   * every writer has exited. Acquisitions are counted from the writers' records, one line per
-   * critical section; the holder is read from the lease table.
+   * every writer has exited. Finished critical sections (each one acquisition of the fence) are
+   * counted from the writers' records, one line per section; the holder is read from the lease
+   * table.
    *
    * @param writers the running writer processes
    * @param environment the servers, for the lease table
    * @param folder the run folder, for the writers' records
-   * @param seconds how long the writers write
+   * @param workload how long the writers write, and their fence
    * @throws InterruptedException when interrupted while waiting
    */
-  void watch(WriterProcesses writers, DemoEnvironment environment, RunFolder folder, int seconds)
+  void watch(
+      WriterProcesses writers, DemoEnvironment environment, RunFolder folder, Workload workload)
       throws InterruptedException {
+    int seconds = workload.seconds();
     PgLeaseStore store =
         new PgLeaseStore(
             environment.database().dataSource(), environment.schema(), Duration.ofSeconds(5));
@@ -93,13 +97,13 @@ final class ProgressReporter {
       Thread.sleep(50);
       if (System.nanoTime() >= nextLine) {
         nextLine += intervalNanos;
-        long acquisitions = records.stream().mapToLong(LineCounter::count).sum();
+        long sections = records.stream().mapToLong(LineCounter::count).sum();
         out.printf(
             Locale.ROOT,
-            "[%5.1f s] acquisitions %6d  holder: %s%n",
+            "[%5.1f s] finished sections %6d  holder: %s%n",
             run.seconds(),
-            acquisitions,
-            holder(store));
+            sections,
+            holder(store, workload.fenceName()));
         out.flush();
       }
     }
@@ -123,9 +127,9 @@ final class ProgressReporter {
   /**
    * Who holds the fence now; a failure to ask is shown, not thrown, since this is only progress.
    */
-  private static String holder(PgLeaseStore store) {
+  private static String holder(PgLeaseStore store, String fenceName) {
     try {
-      Optional<LeaseStatus> status = store.status(CorpusWriter.FENCE_NAME);
+      Optional<LeaseStatus> status = store.status(fenceName);
       if (status.isEmpty()) {
         return "none yet";
       }

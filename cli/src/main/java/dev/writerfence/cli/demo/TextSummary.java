@@ -2,14 +2,23 @@ package dev.writerfence.cli.demo;
 
 import dev.writerfence.cli.TextTable;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * The summary a run prints at its end without {@code --json}: a table of the writers and their
- * totals, the count of each kind of violation, the first violations and failures, then one line
- * that starts {@code OK:} or {@code FAILED:}.
+ * totals, a legend that says what busy means, the count of each kind of violation, the first
+ * violations and failures, then one line that starts {@code OK:} or {@code FAILED:}.
  */
 final class TextSummary {
+  /** Under the table: busy is the fence at work, not a failure; violations are failures. */
+  static final List<String> LEGEND =
+      List.of(
+          "busy = fenced calls that gave up after their retries because another writer held the"
+              + " fence;",
+          "       the method did not run and nothing was written (expected under contention).",
+          "overlaps and the other violation counts below must be 0.");
+
   private TextSummary() {}
 
   /**
@@ -21,6 +30,7 @@ final class TextSummary {
     WriterTotals totals = outcome.totals();
     out.println();
     writerTable(outcome, totals).print(out);
+    LEGEND.forEach(out::println);
     out.println();
     out.printf(
         "overlaps: %d   token order violations: %d   lease violations: %d   stamp violations: %d%n",

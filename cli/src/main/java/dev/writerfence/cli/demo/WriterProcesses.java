@@ -160,6 +160,7 @@ final class WriterProcesses {
     command.addAll(
         List.of(
             "--label", label,
+            "--fence", workload.fenceName(),
             "--threads", Integer.toString(workload.threads()),
             "--seconds", Integer.toString(workload.seconds()),
             "--batch", Integer.toString(workload.batch()),

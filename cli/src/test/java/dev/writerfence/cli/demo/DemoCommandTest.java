@@ -52,7 +52,10 @@ class DemoCommandTest {
       perWriterSum += w.get("acquisitions").asInt();
     }
     assertThat(perWriterSum).isEqualTo(summary.get("acquisitions").asInt());
-    assertThat(run.err()).contains("acquisitions").contains("holder:");
+    assertThat(summary.get("fence_name").asText()).isEqualTo("corpus");
+    assertThat(run.err())
+        .contains("each writes for 8 s once started, fence 'corpus'")
+        .containsPattern("\\[ *[0-9.]+ s\\] finished sections +[0-9]+  holder: ");
   }
 
   @Test
@@ -89,7 +92,7 @@ class DemoCommandTest {
   }
 
   @Test
-  void demoOnAnExistingDatabaseWithItsOwnSchema() throws Exception {
+  void demoOnAnExistingDatabaseWithItsOwnSchemaAndFenceName() throws Exception {
     EmbeddedDatabase db = EmbeddedDatabase.get();
     Cli.Run run =
         Cli.run(
@@ -105,16 +108,63 @@ class DemoCommandTest {
             "--user",
             "postgres",
             "--schema",
-            "cli_demo");
+            "cli_demo",
+            "--fence",
+            "cli demo: corpus");
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     assertThat(run.out())
+        .contains(
+            "2 writer processes x 1 threads, each writes for 3 s once started, fence 'cli demo: corpus'")
         .contains("database: PostgreSQL")
         .contains("write-back")
         .contains("upload")
+        .containsPattern("finished sections +[0-9]+  holder: ")
         .contains(
             "overlaps: 0   token order violations: 0   lease violations: 0   stamp violations: 0")
         .contains("OK: ");
+    // the legend sits right under the table, before the violation counts
+    assertThat(run.out())
+        .contains(String.join(System.lineSeparator(), TextSummary.LEGEND) + System.lineSeparator());
+    assertThat(run.out().indexOf("busy = fenced calls that gave up after their retries"))
+        .isGreaterThan(run.out().indexOf("total "))
+        .isLessThan(run.out().indexOf("overlaps: 0"));
+    // the writers took the fence of that name, and no other, in that schema
+    assertThat(
+            db.queryValue(
+                String.class, "SELECT string_agg(fence_name, ',') FROM cli_demo.lease_status"))
+        .isEqualTo("cli demo: corpus");
+    assertThat(
+            db.queryValue(
+                Long.class,
+                "SELECT fencing_token FROM cli_demo.lease_status WHERE fence_name = ?",
+                "cli demo: corpus"))
+        .isPositive();
+  }
+
+  @Test
+  void badFenceNameIsAUsageErrorNamingItAndStartsNothing() {
+    Cli.Run run = Cli.run("demo", "--fence", " corpus");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().lines())
+        .containsExactly(
+            "writer-fence: --fence ' corpus' is not allowed: 1 to 200 characters, no control or"
+                + " format characters, no leading or trailing white space",
+            "Try './writer-fence demo --help'");
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void demoHelpSaysToPickAUniqueFenceAndSchemaOnASharedDatabase() {
+    Cli.Run run = Cli.run("demo", "--help");
+
+    assertThat(run.exitCode()).isZero();
+    String help = run.out().replaceAll("\\s+", " ");
+    assertThat(help)
+        .contains("--fence=NAME")
+        .contains("(default: corpus)")
+        .contains("on a shared database, pick a fence name and a schema that no real writer uses");
   }
 
   @Test
