@@ -131,6 +131,7 @@ final class LeaseKeeper {
     k.cancel();
     try {
       if (k.renewing.tryLock(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS)) {
+        k.cancel(); // what a renewal under way scheduled meanwhile
         k.renewing.unlock();
         return true;
       }
@@ -269,6 +270,9 @@ final class LeaseKeeper {
   /** On the timer thread, at the lease's deadline: lost unless a renewal moved it. */
   private void watch(Kept k) {
     FenceLease lease = k.lease;
+    if (kept.get(lease) != k) {
+      return; // released or lost meanwhile
+    }
     long left = lease.nanosLeft();
     if (left > 0) {
       k.watchdog = schedule(() -> watch(k), left);
