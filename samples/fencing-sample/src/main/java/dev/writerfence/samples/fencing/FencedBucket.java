@@ -21,9 +21,15 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *   <li><b>Rejecting a stale stamp on the server.</b> {@link #write} overwrites only the version it
  *       read ({@code If-Match: <ETag>}) and creates a key only when it is still absent ({@code
  *       If-None-Match: *}). The comparison of stamps happens on the version read, and the condition
- *       makes the server refuse the write when any other write landed since: comparing and writing
- *       are one step, with no window between them.
+ *       makes the server refuse the write when any other write landed since: on a store whose
+ *       conditional writes are atomic (Amazon S3) comparing and writing are one step.
  * </ul>
+ *
+ * <p>S3Proxy 4.1.0 on its {@code transient} and {@code filesystem} stores enforces {@code
+ * If-None-Match: *} in the store, but emulates {@code If-Match} (a metadata read, then the write):
+ * it refuses a write whose version was replaced before the request arrived, not one racing with it
+ * at the same instant. Readers that keep a high-water mark ({@link StampReader}) catch what slips
+ * through.
  */
 public final class FencedBucket {
   /** The user metadata key of the stamp; on the wire {@code x-amz-meta-fencing-token}. */

@@ -160,6 +160,30 @@ class FencingSampleTest {
     }
   }
 
+  @Test
+  void aReaderFlagsAStampBelowItsHighWaterMark() {
+    String bucket = newBucket();
+    S3Client client = s3.client();
+    StampReader reader = new StampReader(client, bucket);
+    // The newer holder's version, then a stale one that a store without atomic conditional writes
+    // let through (here written without any condition).
+    client.putObject(
+        b -> b.bucket(bucket).key("part-0").metadata(Map.of(FencedBucket.TOKEN, "7")),
+        RequestBody.fromString("newer"));
+    assertThat(reader.get("part-0").stale()).isFalse();
+    client.putObject(
+        b -> b.bucket(bucket).key("part-0").metadata(Map.of(FencedBucket.TOKEN, "6")),
+        RequestBody.fromString("stale"));
+
+    StampReader.Read read = reader.get("part-0");
+    assertThat(read.fencingToken()).isEqualTo(6);
+    assertThat(read.stale()).as("6 is below the mark 7").isTrue();
+    client.putObject(
+        b -> b.bucket(bucket).key("part-0").metadata(Map.of(FencedBucket.TOKEN, "8")),
+        RequestBody.fromString("newest"));
+    assertThat(reader.get("part-0").stale()).isFalse();
+  }
+
   /** What the sample relies on, asked of S3Proxy directly. */
   @Test
   void s3ProxyRefusesConditionalPutsWhoseConditionFails() {
