@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,9 +121,49 @@ final class SectionLog {
     }
   }
 
+  /**
+   * @param time a database time
+   * @return how many sections were entered after it
+   */
+  long sectionsEnteredAfter(OffsetDateTime time) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT count(*) FROM " + table + " WHERE entered_at > ?")) {
+      ps.setObject(1, time);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** The overlap and token-order check of {@link CriticalSections#violations}. */
   static List<String> violations(List<Section> sections) {
     return CriticalSections.violations(sections);
+  }
+
+  /**
+   * @param sections sections in order of entry
+   * @param faults database times at which a fault struck
+   * @return the longest time from a fault to the entry of the first section after it (zero when
+   *     there were no faults)
+   * @throws AssertionError when no section followed a fault
+   */
+  static Duration maxRecovery(List<Section> sections, List<OffsetDateTime> faults) {
+    Duration max = Duration.ZERO;
+    for (OffsetDateTime fault : faults) {
+      OffsetDateTime next =
+          sections.stream()
+              .map(Section::enteredAt)
+              .filter(t -> t.isAfter(fault))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no section after the fault at " + fault));
+      Duration recovery = Duration.between(fault, next);
+      if (recovery.compareTo(max) > 0) {
+        max = recovery;
+      }
+    }
+    return max;
   }
 
   /** One thread's recorder, on a connection of its own. Not thread-safe. */
