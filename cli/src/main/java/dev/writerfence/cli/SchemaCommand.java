@@ -14,18 +14,18 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code writer-fence schema install}: the SQL contract. */
+/** {@code writer-fence schema install} and {@code schema verify}: the SQL contract. */
 @Command(
     name = "schema",
     mixinStandardHelpOptions = true,
     description = "Manage the SQL contract (schema, lease table, functions, status view).",
-    subcommands = {SchemaCommand.Install.class})
+    subcommands = {SchemaCommand.Install.class, SchemaVerify.class})
 public final class SchemaCommand implements Runnable {
   @Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "a subcommand is required: install");
+    throw new ParameterException(spec.commandLine(), "a subcommand is required: install or verify");
   }
 
   /** {@code schema install}: idempotent. */

@@ -1,7 +1,11 @@
 package dev.writerfence.cli;
 
 import dev.writerfence.cli.demo.DemoCommand;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.sql.SQLException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,6 +25,8 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       SchemaCommand.class,
       StatusCommand.class,
+      ReleaseCommand.class,
+      KeyCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class WriterFenceCli implements Runnable {
@@ -28,6 +34,13 @@ public final class WriterFenceCli implements Runnable {
   private static final String PREFIX = "writer-fence: ";
 
   @Spec CommandLine.Model.CommandSpec spec;
+
+  /** Where answers to questions come from ({@code release --force} asks before clearing). */
+  private final BufferedReader answers;
+
+  private WriterFenceCli(BufferedReader answers) {
+    this.answers = answers;
+  }
 
   /**
    * @param args the command line
@@ -38,10 +51,22 @@ public final class WriterFenceCli implements Runnable {
 
   /**
    * @return the command line, ready to {@link CommandLine#execute}, with the error handling of
-   *     {@link #main}
+   *     {@link #main}; questions are answered on standard input
    */
   public static CommandLine commandLine() {
-    CommandLine cli = new CommandLine(new WriterFenceCli());
+    return commandLine(System.in);
+  }
+
+  /**
+   * @param answers where the answers to questions are read, one line each
+   * @return the command line, ready to {@link CommandLine#execute}, with the error handling of
+   *     {@link #main}
+   */
+  public static CommandLine commandLine(InputStream answers) {
+    CommandLine cli =
+        new CommandLine(
+            new WriterFenceCli(
+                new BufferedReader(new InputStreamReader(answers, Charset.defaultCharset()))));
     cli.setParameterExceptionHandler(WriterFenceCli::badInput);
     cli.setExecutionExceptionHandler(WriterFenceCli::failed);
     return cli;
@@ -50,7 +75,14 @@ public final class WriterFenceCli implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "a command is required: demo, schema install or status");
+        spec.commandLine(), "a command is required: demo, status, release, key or schema");
+  }
+
+  /**
+   * @return the reader of answers to questions, one line each
+   */
+  BufferedReader answers() {
+    return answers;
   }
 
   /**

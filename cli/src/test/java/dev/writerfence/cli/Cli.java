@@ -1,7 +1,10 @@
 package dev.writerfence.cli;
 
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.Charset;
 
 /** Runs the command line in this JVM and keeps what it printed. */
 public final class Cli {
@@ -21,10 +24,28 @@ public final class Cli {
    * @return the exit status and the output
    */
   public static Run run(String... args) {
+    return runAnswering("", args);
+  }
+
+  /**
+   * @param answers what the command reads as answers to its questions (standard input)
+   * @param args the command line
+   * @return the exit status and the output
+   */
+  public static Run runAnswering(String answers, String... args) {
+    return runAnswering(new ByteArrayInputStream(answers.getBytes(Charset.defaultCharset())), args);
+  }
+
+  /**
+   * @param answers what the command reads as answers to its questions (standard input)
+   * @param args the command line
+   * @return the exit status and the output
+   */
+  public static Run runAnswering(InputStream answers, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int exit =
-        WriterFenceCli.commandLine()
+        WriterFenceCli.commandLine(answers)
             .setOut(new PrintWriter(out, true))
             .setErr(new PrintWriter(err, true))
             .execute(args);

@@ -50,14 +50,14 @@ class CommandLineUsageTest {
     assertThat(none.exitCode()).isEqualTo(2);
     assertThat(none.err().lines())
         .containsExactly(
-            "writer-fence: a command is required: demo, schema install or status",
+            "writer-fence: a command is required: demo, status, release, key or schema",
             "Try './writer-fence --help'");
 
     Cli.Run schema = Cli.run("schema");
     assertThat(schema.exitCode()).isEqualTo(2);
     assertThat(schema.err().lines())
         .containsExactly(
-            "writer-fence: a subcommand is required: install",
+            "writer-fence: a subcommand is required: install or verify",
             "Try './writer-fence schema --help'");
   }
 
@@ -72,8 +72,14 @@ class CommandLineUsageTest {
 
   @Test
   void jdbcUrlIsRequiredForStatusAndSchemaInstallInTheUsageAsInBehaviour() {
-    for (List<String> command : List.of(List.of("status"), List.of("schema", "install"))) {
-      String usage = Cli.run(concat(command, "--help")).out();
+    for (List<String> command :
+        List.of(
+            List.of("status"),
+            List.of("schema", "install"),
+            List.of("schema", "verify"),
+            List.of("release", "--force", "corpus"))) {
+      List<String> commandName = command.stream().takeWhile(w -> !w.startsWith("-")).toList();
+      String usage = Cli.run(concat(commandName, "--help")).out();
       assertThat(usage).as("%s", command).contains(" --jdbc-url=URL").doesNotContain("[--jdbc-url");
 
       Cli.Run missing = Cli.run(command.toArray(String[]::new));
@@ -81,9 +87,22 @@ class CommandLineUsageTest {
       assertThat(missing.err().lines())
           .containsExactly(
               "writer-fence: missing required option: '--jdbc-url=URL'",
-              "Try './writer-fence " + String.join(" ", command) + " --help'");
+              "Try './writer-fence " + String.join(" ", commandName) + " --help'");
     }
     assertThat(Cli.run("demo", "--help").out()).contains("[--jdbc-url=URL]");
+  }
+
+  @Test
+  void releaseWithoutForceIsRefusedSayingWhoReleasesWhat() {
+    Cli.Run run = Cli.run("release", "corpus", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().lines().findFirst().orElseThrow())
+        .startsWith("writer-fence: release needs --force: writers release their own leases")
+        .contains("release --force NAME")
+        .contains("owner of the lease table");
+    assertThat(run.err().lines().toList()).last().isEqualTo("Try './writer-fence release --help'");
+    assertThat(run.out()).isEmpty();
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.writerfence.FenceLease;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -145,7 +146,8 @@ class SchemaAndStatusCommandTest {
       assertThat(run.exitCode()).as(run.err()).isZero();
       assertThat(run.out().lines().findFirst().orElseThrow())
           .matches(
-              "fence name +holder label +fencing token +acquired +expires +seconds left +state");
+              "fence name +holder label +fencing token +acquired +age +expires +seconds left"
+                  + " +state");
       assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-held ")))
           .singleElement()
           .asString()
@@ -159,10 +161,22 @@ class SchemaAndStatusCommandTest {
       assertThat(json.exitCode()).isZero();
       assertThat(json.out())
           .contains("\"fence_name\":\"cli-status-held\"")
-          .contains("\"state\":\"held\"");
+          .contains("\"state\":\"held\"")
+          .contains("\"age_seconds\":")
+          .contains("\"database_time\":");
     } finally {
       fence.release(held);
     }
+  }
+
+  @Test
+  void ageReadsInSecondsMinutesHoursAndDays() {
+    assertThat(StatusCommand.age(new BigDecimal("0.0449"))).isEqualTo("0.0s");
+    assertThat(StatusCommand.age(new BigDecimal("59.99"))).isEqualTo("59.9s");
+    assertThat(StatusCommand.age(new BigDecimal("60"))).isEqualTo("1m00s");
+    assertThat(StatusCommand.age(new BigDecimal("3599.9"))).isEqualTo("59m59s");
+    assertThat(StatusCommand.age(new BigDecimal("7260"))).isEqualTo("2h01m");
+    assertThat(StatusCommand.age(new BigDecimal("273600"))).isEqualTo("3d04h");
   }
 
   /** {@code schema install} into {@code schema}, as the embedded server's superuser. */

@@ -1,0 +1,358 @@
+package dev.writerfence.cli;
+
+import dev.writerfence.schema.FenceSchema;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code writer-fence schema verify}: checks that an installed SQL contract is the version this
+ * build expects and that its privileges are as {@code schema install} left them (DESIGN §4, ADR 3).
+ * Every check is printed as {@code OK} or {@code FAIL}; any {@code FAIL} makes the exit status 1.
+ */
+@Command(
+    name = "verify",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Check the installed SQL contract: its version, that the lease table is closed to PUBLIC"
+          + " with row-level security on, that the functions are SECURITY DEFINER with a pinned"
+          + " search_path and not executable by PUBLIC, and (--grant-to) the application role's"
+          + " rights.",
+      "Prints OK or FAIL per check; exit status 1 on any FAIL. Any role can run it."
+    })
+final class SchemaVerify implements Callable<Integer> {
+  /** The functions that read or change the lease table or the sequence for their caller. */
+  static final List<String> DEFINER_FUNCTIONS =
+      List.of(
+          "acquire_lease",
+          "acquire",
+          "renew_lease",
+          "renew",
+          "release",
+          "next_advisory_fencing_token");
+
+  /** The functions granted to the application role. */
+  static final List<String> GRANTED_FUNCTIONS =
+      List.of(
+          "acquire_lease",
+          "acquire",
+          "renew_lease",
+          "renew",
+          "release",
+          "schema_version",
+          "next_advisory_fencing_token");
+
+  /** Every function of the contract. */
+  static final List<String> ALL_FUNCTIONS =
+      List.of(
+          "check_args",
+          "acquire_lease",
+          "acquire",
+          "renew_lease",
+          "renew",
+          "release",
+          "schema_version",
+          "next_advisory_fencing_token");
+
+  private static final String TABLE_PRIVILEGES =
+      "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER";
+
+  @Spec CommandLine.Model.CommandSpec spec;
+
+  @Mixin DatabaseOptions.RequiredUrl db;
+
+  @Option(
+      names = "--grant-to",
+      paramLabel = "ROLE",
+      description =
+          "also check that ROLE (the role the writers connect as) has EXECUTE on the functions and"
+              + " SELECT on the status view, and no privilege on the lease table or the sequence")
+  String grantTo;
+
+  private int failures;
+  private int checks;
+  private PrintWriter out;
+
+  @Override
+  public Integer call() throws SQLException {
+    db.validate();
+    out = spec.commandLine().getOut();
+    String s = db.schema();
+    try (Connection c = db.dataSource().getConnection()) {
+      if (!check(
+          exists(c, "SELECT count(*) FROM pg_namespace WHERE nspname = ?", s),
+          "schema '" + s + "' exists")) {
+        return done();
+      }
+      String owner =
+          text(
+              c,
+              "SELECT pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid ="
+                  + " c.relnamespace WHERE n.nspname = ? AND c.relname = 'lease'"
+                  + " AND c.relkind IN ('r', 'p')",
+              s);
+      if (!check(
+          owner != null,
+          "table " + s + ".lease exists" + (owner != null ? " (owner '" + owner + "')" : ""))) {
+        return done();
+      }
+      checkVersion(c, s);
+      checkNoPublicPrivilege(c, s + ".lease", "table");
+      checkNoPublicPrivilege(c, s + ".lease_status", "view");
+      check(
+          exists(
+              c,
+              "SELECT count(*) FROM pg_class WHERE oid = to_regclass(?) AND relrowsecurity",
+              s + ".lease"),
+          s + ".lease has row-level security on");
+      checkFunctions(c, s);
+      if (grantTo != null) {
+        checkGrantee(c, s, grantTo);
+      }
+    }
+    return done();
+  }
+
+  private void checkVersion(Connection c, String s) {
+    String sql = "SELECT " + s + ".schema_version()"; // a checked identifier
+    try (PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      int version = rs.getInt(1);
+      check(
+          version == FenceSchema.VERSION,
+          s
+              + ".schema_version() is "
+              + version
+              + (version == FenceSchema.VERSION
+                  ? ""
+                  : ", this build expects " + FenceSchema.VERSION));
+    } catch (SQLException e) {
+      check(false, s + ".schema_version() could not be called: " + WriterFenceCli.describe(e));
+    }
+  }
+
+  private void checkNoPublicPrivilege(Connection c, String relation, String kind)
+      throws SQLException {
+    List<String> granted = new ArrayList<>();
+    for (String privilege : TABLE_PRIVILEGES.split(", ")) {
+      if (exists(
+          c,
+          "SELECT count(*) WHERE has_table_privilege('public', to_regclass(?), '"
+              + privilege
+              + "')",
+          relation)) {
+        granted.add(privilege);
+      }
+    }
+    check(
+        granted.isEmpty(),
+        kind
+            + " "
+            + relation
+            + (granted.isEmpty()
+                ? " has no privilege for PUBLIC"
+                : " is open to PUBLIC: " + String.join(", ", granted)));
+  }
+
+  private void checkFunctions(Connection c, String s) throws SQLException {
+    List<String> missing = new ArrayList<>();
+    List<String> notDefiner = new ArrayList<>();
+    List<String> unpinned = new ArrayList<>();
+    List<String> publicExecute = new ArrayList<>();
+    String sql =
+        "SELECT p.proname, p.prosecdef,"
+            + " EXISTS (SELECT 1 FROM unnest(p.proconfig) AS cfg WHERE cfg LIKE 'search\\_path=%'),"
+            + " has_function_privilege('public', p.oid, 'EXECUTE')"
+            + " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ?"
+            + " ORDER BY p.proname";
+    List<String> found = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, s);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String name = rs.getString(1);
+          found.add(name);
+          if (DEFINER_FUNCTIONS.contains(name) && !rs.getBoolean(2)) {
+            notDefiner.add(name);
+          }
+          if (!rs.getBoolean(3)) {
+            unpinned.add(name);
+          }
+          if (rs.getBoolean(4)) {
+            publicExecute.add(name);
+          }
+        }
+      }
+    }
+    for (String f : ALL_FUNCTIONS) {
+      if (!found.contains(f)) {
+        missing.add(f);
+      }
+    }
+    check(
+        missing.isEmpty(),
+        missing.isEmpty()
+            ? "functions " + String.join(", ", ALL_FUNCTIONS) + " exist"
+            : "missing functions: " + String.join(", ", missing));
+    check(
+        notDefiner.isEmpty(),
+        notDefiner.isEmpty()
+            ? "functions " + String.join(", ", DEFINER_FUNCTIONS) + " are SECURITY DEFINER"
+            : "not SECURITY DEFINER: " + String.join(", ", notDefiner));
+    check(
+        unpinned.isEmpty(),
+        unpinned.isEmpty()
+            ? "every function in schema '" + s + "' has a pinned search_path"
+            : "no pinned search_path: " + String.join(", ", unpinned));
+    check(
+        publicExecute.isEmpty(),
+        publicExecute.isEmpty()
+            ? "no function in schema '" + s + "' is executable by PUBLIC"
+            : "executable by PUBLIC: " + String.join(", ", publicExecute));
+  }
+
+  private void checkGrantee(Connection c, String s, String role) throws SQLException {
+    if (!check(
+        exists(c, "SELECT count(*) FROM pg_roles WHERE rolname = ?", role),
+        "role '" + role + "' exists")) {
+      return;
+    }
+    List<String> noExecute = new ArrayList<>();
+    for (String f : GRANTED_FUNCTIONS) {
+      if (!exists(
+          c,
+          "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+              + " WHERE n.nspname = ? AND p.proname = ?"
+              + " AND has_function_privilege(?, p.oid, 'EXECUTE')",
+          s,
+          f,
+          role)) {
+        noExecute.add(f);
+      }
+    }
+    boolean usage = exists(c, "SELECT count(*) WHERE has_schema_privilege(?, ?, 'USAGE')", role, s);
+    check(
+        usage && noExecute.isEmpty(),
+        usage && noExecute.isEmpty()
+            ? "role '"
+                + role
+                + "' has USAGE on schema '"
+                + s
+                + "' and EXECUTE on "
+                + String.join(", ", GRANTED_FUNCTIONS)
+            : "role '"
+                + role
+                + "' lacks "
+                + (usage ? "" : "USAGE on schema '" + s + "'" + (noExecute.isEmpty() ? "" : ", "))
+                + (noExecute.isEmpty() ? "" : "EXECUTE on " + String.join(", ", noExecute)));
+    check(
+        exists(
+            c,
+            "SELECT count(*) WHERE has_table_privilege(?, to_regclass(?), 'SELECT')",
+            role,
+            s + ".lease_status"),
+        "role '" + role + "' can read the view " + s + ".lease_status");
+    List<String> tablePrivileges = new ArrayList<>();
+    for (String privilege : TABLE_PRIVILEGES.split(", ")) {
+      if (exists(
+          c,
+          "SELECT count(*) WHERE has_table_privilege(?, to_regclass(?), '" + privilege + "')",
+          role,
+          s + ".lease")) {
+        tablePrivileges.add(privilege);
+      }
+    }
+    check(
+        tablePrivileges.isEmpty(),
+        tablePrivileges.isEmpty()
+            ? "role '" + role + "' has no privilege on the table " + s + ".lease"
+            : "role '"
+                + role
+                + "' has "
+                + String.join(", ", tablePrivileges)
+                + " on the table "
+                + s
+                + ".lease (it must go through the functions; is it the owner or a superuser?)");
+    List<String> sequencePrivileges = new ArrayList<>();
+    for (String privilege : List.of("USAGE", "SELECT", "UPDATE")) {
+      if (exists(
+          c,
+          "SELECT count(*) FROM pg_class WHERE oid = to_regclass(?)"
+              + " AND has_sequence_privilege(?, oid, '"
+              + privilege
+              + "')",
+          s + ".advisory_fencing_token",
+          role)) {
+        sequencePrivileges.add(privilege);
+      }
+    }
+    check(
+        sequencePrivileges.isEmpty(),
+        sequencePrivileges.isEmpty()
+            ? "role '"
+                + role
+                + "' has no privilege on the sequence "
+                + s
+                + ".advisory_fencing_token"
+            : "role '"
+                + role
+                + "' has "
+                + String.join(", ", sequencePrivileges)
+                + " on the sequence "
+                + s
+                + ".advisory_fencing_token");
+  }
+
+  private boolean check(boolean ok, String what) {
+    checks++;
+    if (!ok) {
+      failures++;
+    }
+    out.println((ok ? "OK    " : "FAIL  ") + what);
+    return ok;
+  }
+
+  private int done() {
+    if (failures == 0) {
+      out.printf("all %d checks passed%n", checks);
+    } else {
+      out.printf("%d of %d checks failed%n", failures, checks);
+    }
+    out.flush();
+    return failures == 0 ? 0 : 1;
+  }
+
+  private static boolean exists(Connection c, String countSql, String... params)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(countSql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setString(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getLong(1) > 0;
+      }
+    }
+  }
+
+  private static String text(Connection c, String sql, String... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setString(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+}
