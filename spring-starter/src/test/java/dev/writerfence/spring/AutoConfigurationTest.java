@@ -68,6 +68,7 @@ class AutoConfigurationTest {
         .withPropertyValues(
             "writer-fence.holder=upload",
             "writer-fence.ttl=2m",
+            "writer-fence.renew-interval=5s",
             "writer-fence.query-timeout=1500ms",
             "writer-fence.retry.max-attempts=7",
             "writer-fence.retry.initial-interval=20ms",
@@ -81,6 +82,8 @@ class AutoConfigurationTest {
               assertThat(p.getQueryTimeout()).isEqualTo(Duration.ofMillis(1500));
               WriterFence fence = context.getBean(WriterFence.class);
               assertThat(fence.defaultTtl()).isEqualTo(Duration.ofMinutes(2));
+              assertThat(fence.renewInterval(Duration.ofMinutes(2)))
+                  .contains(Duration.ofSeconds(5));
               assertThat(fence.defaultRetryPolicy())
                   .isEqualTo(
                       BusyRetryPolicy.defaults()
@@ -100,6 +103,8 @@ class AutoConfigurationTest {
   void defaultsAreTheCoresDefaults() {
     WriterFenceProperties p = new WriterFenceProperties();
     assertThat(p.getTtl()).isEqualTo(WriterFence.DEFAULT_TTL);
+    assertThat(p.getRenewInterval()).isNull();
+    assertThat(p.renewIntervalDuration()).isEmpty();
     assertThat(p.getQueryTimeout()).isEqualTo(WriterFence.DEFAULT_QUERY_TIMEOUT);
     assertThat(p.busyRetryPolicy()).isEqualTo(BusyRetryPolicy.defaults());
     assertThat(p.getSchema().getName()).isEqualTo(FenceSchema.DEFAULT_SCHEMA);
@@ -111,7 +116,36 @@ class AutoConfigurationTest {
   @CsvSource(
       delimiter = '|',
       value = {
+        "             | PT10S",
+        "off          | ",
+        "false        | ",
+        "250ms        | PT0.25S",
+        "PT1M         | PT10S",
+        "1m           | PT10S"
+      })
+  void renewIntervalIsPassedToTheFenceAndOffTurnsRenewalOff(String setting, String every) {
+    ApplicationContextRunner r =
+        setting == null
+            ? runner
+            : runner.withPropertyValues("writer-fence.renew-interval=" + setting);
+    r.run(
+        context -> {
+          assertThat(context).hasNotFailed();
+          WriterFence fence = context.getBean(WriterFence.class);
+          // With the default TTL of 30 s: a third of it unless set; never longer than that.
+          assertThat(fence.renewInterval(WriterFence.DEFAULT_TTL))
+              .isEqualTo(java.util.Optional.ofNullable(every).map(Duration::parse));
+        });
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
         "writer-fence.ttl=1500ms | writer-fence.ttl",
+        "writer-fence.renew-interval=50ms | writer-fence.renew-interval",
+        "writer-fence.renew-interval=sometimes | writer-fence.renew-interval",
+        "writer-fence.renew-interval=OFF | writer-fence.renew-interval",
         "writer-fence.ttl=2d | writer-fence.ttl",
         "writer-fence.query-timeout=0s | writer-fence.query-timeout",
         "writer-fence.retry.max-attempts=0 | writer-fence.retry.max-attempts",

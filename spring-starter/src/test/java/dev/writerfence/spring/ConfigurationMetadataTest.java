@@ -3,12 +3,14 @@ package dev.writerfence.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.writerfence.WriterFence;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.convert.DurationStyle;
 
 /** The generated configuration metadata (IDE completion) lists every setting with its default. */
 class ConfigurationMetadataTest {
@@ -40,6 +42,7 @@ class ConfigurationMetadataTest {
             "writer-fence.enabled",
             "writer-fence.holder",
             "writer-fence.ttl",
+            "writer-fence.renew-interval",
             "writer-fence.query-timeout",
             "writer-fence.backend",
             "writer-fence.retry.max-attempts",
@@ -52,13 +55,20 @@ class ConfigurationMetadataTest {
             "writer-fence.datasource.username",
             "writer-fence.datasource.password");
     assertThat(defaults)
-        .containsEntry("writer-fence.ttl", "60s")
+        .containsEntry("writer-fence.ttl", "30s")
         .containsEntry("writer-fence.query-timeout", "10s")
         .containsEntry("writer-fence.retry.max-attempts", 5)
         .containsEntry("writer-fence.retry.initial-interval", "200ms")
         .containsEntry("writer-fence.retry.max-interval", "5s")
         .containsEntry("writer-fence.schema.name", "writer_fence")
         .containsEntry("writer-fence.backend", "lease");
+    // The TTL's default is the core's, written out by hand for the metadata: keep them equal.
+    assertThat(DurationStyle.detectAndParse((String) defaults.get("writer-fence.ttl")))
+        .isEqualTo(WriterFence.DEFAULT_TTL);
+    assertThat(defaults).doesNotContainKey("writer-fence.renew-interval"); // a third of the TTL
+    List<String> renewValues =
+        JsonPath.read(json, "$.hints[?(@.name == 'writer-fence.renew-interval')].values[*].value");
+    assertThat(renewValues).contains("off");
     assertThat(properties).allSatisfy(p -> assertThat((String) p.get("description")).isNotBlank());
     List<String> backendValues =
         JsonPath.read(json, "$.hints[?(@.name == 'writer-fence.backend')].values[*].value");

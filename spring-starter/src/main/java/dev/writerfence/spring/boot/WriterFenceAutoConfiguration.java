@@ -86,15 +86,15 @@ public class WriterFenceAutoConfiguration {
       ObjectProvider<FenceListener> listeners,
       ObjectProvider<RetryRegistry> retryRegistry) {
     BusyRetryPolicy retry = busyRetryPolicy(properties, retryRegistry);
-    WriterFence fence =
+    WriterFence.Builder builder =
         WriterFence.builder(dataSource.dataSource())
             .schema(properties.getSchema().getName())
             .defaultHolderLabel(defaultHolderLabel(properties))
             .defaultTtl(properties.getTtl())
             .queryTimeout(properties.getQueryTimeout())
             .retryPolicy(retry)
-            .listener(CompositeFenceListener.of(listeners.orderedStream().toList()))
-            .build();
+            .listener(CompositeFenceListener.of(listeners.orderedStream().toList()));
+    WriterFence fence = properties.applyRenewInterval(builder).build();
     WriterFenceProcessDefault.install(fence);
     return fence;
   }

@@ -1,11 +1,14 @@
 package dev.writerfence.spring.boot;
 
 import dev.writerfence.FenceArguments;
+import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.store.pg.PgLeaseStore;
 import java.time.Duration;
+import java.util.Optional;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -32,9 +35,19 @@ public class WriterFenceProperties implements Validator {
 
   /**
    * Lease TTL of fenced calls that set none, on the database clock: whole seconds from 1 s to 1
-   * day. Nothing renews a held lease yet, so it must outlast the longest critical section.
+   * day. Default 30 s (the core's default), with renewal on or off. Held leases are renewed in the
+   * background, so the TTL bounds how long a crashed holder blocks other writers; with renewal off
+   * it must outlast the longest critical section.
    */
-  private Duration ttl = Duration.ofSeconds(60);
+  private Duration ttl = WriterFence.DEFAULT_TTL;
+
+  /**
+   * How often a held lease is renewed in the background: a duration of at least 100 ms (used at
+   * most as a third of a lease's TTL), or "off" for no renewal. Unset: a third of each lease's TTL
+   * (10 s with the default TTL). Bound as text so that "off" is accepted; "false", what YAML makes
+   * of an unquoted off, means off too.
+   */
+  private String renewInterval;
 
   /**
    * How long one statement may take before the database counts as unavailable (the call then fails
@@ -79,6 +92,73 @@ public class WriterFenceProperties implements Validator {
 
   public void setTtl(Duration ttl) {
     this.ttl = ttl;
+  }
+
+  public String getRenewInterval() {
+    return renewInterval;
+  }
+
+  public void setRenewInterval(String renewInterval) {
+    this.renewInterval = renewInterval;
+  }
+
+  /**
+   * Reads {@code renew-interval}.
+   *
+   * @return empty when unset (a third of each lease's TTL); {@link Duration#ZERO} for {@code off}
+   *     (or {@code false}); otherwise the interval
+   * @throws IllegalArgumentException naming the value when it is neither {@code off} nor a duration
+   *     of at least {@link WriterFence#MIN_RENEW_INTERVAL}
+   */
+  public Optional<Duration> renewIntervalDuration() {
+    if (renewInterval == null || renewInterval.isBlank()) {
+      return Optional.empty();
+    }
+    String v = renewInterval.trim();
+    if ("off".equals(v) || "false".equals(v)) {
+      return Optional.of(Duration.ZERO);
+    }
+    Duration d;
+    try {
+      d = DurationStyle.detectAndParse(v);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(renewIntervalRule(v, "is not a duration"));
+    }
+    if (d.compareTo(WriterFence.MIN_RENEW_INTERVAL) < 0) {
+      throw new IllegalArgumentException(renewIntervalRule(v, "is not allowed"));
+    }
+    return Optional.of(d);
+  }
+
+  private static String renewIntervalRule(String value, String problem) {
+    return "writer-fence: renew-interval '"
+        + value
+        + "' "
+        + problem
+        + ": a duration of at least "
+        + WriterFence.MIN_RENEW_INTERVAL.toMillis()
+        + "ms (such as 10s), or off";
+  }
+
+  /**
+   * Applies {@code renew-interval} to a builder: unset leaves the core's default (a third of each
+   * lease's TTL), {@code off} turns renewal off.
+   *
+   * @param builder the fence's builder
+   * @return the builder
+   * @throws IllegalArgumentException naming the value when it breaks the rule
+   */
+  public WriterFence.Builder applyRenewInterval(WriterFence.Builder builder) {
+    renewIntervalDuration()
+        .ifPresent(
+            d -> {
+              if (d.isZero()) {
+                builder.withoutRenewal();
+              } else {
+                builder.renewInterval(d);
+              }
+            });
+    return builder;
   }
 
   public Duration getQueryTimeout() {
@@ -131,6 +211,7 @@ public class WriterFenceProperties implements Validator {
     WriterFenceProperties p = (WriterFenceProperties) target;
     check(errors, "holder", () -> FenceArguments.holderLabel(p.holder));
     check(errors, "ttl", () -> FenceArguments.ttlSeconds(required("ttl", p.ttl)));
+    check(errors, "renewInterval", p::renewIntervalDuration);
     check(
         errors,
         "queryTimeout",
