@@ -68,6 +68,11 @@ public final class CompositeFenceListener implements FenceListener {
     each(l -> l.released(lease, freed));
   }
 
+  @Override
+  public void lost(FenceLease lease, String reason) {
+    each(l -> l.lost(lease, reason));
+  }
+
   private void each(java.util.function.Consumer<FenceListener> event) {
     RuntimeException failure = null;
     for (FenceListener listener : listeners) {

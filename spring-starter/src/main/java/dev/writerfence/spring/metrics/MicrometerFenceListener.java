@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,9 +32,10 @@ import java.util.function.Supplier;
  *   <tr><td>{@value #UNAVAILABLE}</td><td>counter</td><td>calls refused because the database could
  *       not confirm the lease</td></tr>
  *   <tr><td>{@value #RELEASE_MISMATCH}</td><td>counter</td><td>releases that found another holder
- *       or a free row</td></tr>
- *   <tr><td>{@value #LOST}</td><td>counter</td><td>of those, leases whose expiry had passed (JVM
- *       clock) before the release: the critical section outlived the TTL</td></tr>
+ *       or a free row (a lost lease's release among them)</td></tr>
+ *   <tr><td>{@value #LOST}</td><td>counter</td><td>held leases lost ({@link FenceListener#lost}): a
+ *       renewal found them expired or taken over, or none confirmed them within their TTL (the
+ *       database unreachable, the process paused)</td></tr>
  *   <tr><td>{@value #HELD}</td><td>gauge</td><td>leases held now</td></tr>
  * </table>
  *
@@ -58,7 +58,7 @@ public final class MicrometerFenceListener implements FenceListener {
   /** Counter of releases that found another holder or a free row. */
   public static final String RELEASE_MISMATCH = "writer.fence.release.mismatch";
 
-  /** Counter of leases found expired at their release. */
+  /** Counter of held leases lost. */
   public static final String LOST = "writer.fence.lost";
 
   /** Gauge of leases held now. */
@@ -130,10 +130,27 @@ public final class MicrometerFenceListener implements FenceListener {
     if (!freed) {
       counter(r, RELEASE_MISMATCH, "Releases that found another holder or a free row", tags)
           .increment();
-      if (!Instant.now().isBefore(lease.expiresAt())) {
-        counter(r, LOST, "Leases found expired at their release (TTL outlived)", tags).increment();
-      }
     }
+  }
+
+  @Override
+  public void lost(FenceLease lease, String reason) {
+    MeterRegistry r = registry.get();
+    if (r == null) {
+      return;
+    }
+    Tags tags = tags(lease.fenceName(), lease.holderLabel());
+    Set<FenceLease> leases = held.get(tags);
+    if (leases != null) {
+      leases.remove(lease);
+    }
+    counter(
+            r,
+            LOST,
+            "Held leases lost: a renewal found them expired or taken over, or none confirmed them"
+                + " within their TTL",
+            tags)
+        .increment();
   }
 
   private static void retried(MeterRegistry r, Tags tags, int attempts) {
