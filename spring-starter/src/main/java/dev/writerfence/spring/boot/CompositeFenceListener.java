@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * Passes every fence event to several listeners in order. The auto-configured fence gets one over
- * every {@link FenceListener} bean (metrics, the held-lease registry that releases on shutdown, and
- * the application's own). An application that defines its own {@code WriterFence} bean passes one
- * to its builder to keep those:
+ * every {@link FenceListener} bean (metrics and the application's own). An application that defines
+ * its own {@code WriterFence} bean passes one to its builder to keep those (its leases are released
+ * on shutdown either way):
  *
  * <pre>{@code
  * @Bean

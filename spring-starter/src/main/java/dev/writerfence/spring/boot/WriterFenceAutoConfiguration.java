@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -65,17 +66,11 @@ public class WriterFenceAutoConfiguration {
     return new WriterFenceSchemaInitializer(dataSource.dataSource(), properties.getSchema());
   }
 
-  /** Leases held now, released on shutdown. */
-  @Bean
-  @ConditionalOnMissingBean
-  HeldLeases writerFenceHeldLeases() {
-    return new HeldLeases();
-  }
-
   /**
    * The fence, from {@code writer-fence.*}; busy retry from the application's Resilience4j {@link
    * RetryRegistry} when it has a retry named {@code writer-fence}. Every {@link FenceListener} bean
-   * gets its events.
+   * gets its events. Closed by {@link WriterFenceShutdown} before any DataSource closes; the {@code
+   * close()} Spring infers for it afterwards finds it closed and does nothing.
    */
   @Bean
   @ConditionalOnMissingBean
@@ -125,10 +120,14 @@ public class WriterFenceAutoConfiguration {
     return properties.busyRetryPolicy();
   }
 
-  /** Releases held leases when the context closes, before the DataSource closes. */
+  /**
+   * Closes the fence (releasing its held leases) when the context closes, before any DataSource
+   * closes. Not lazy: with {@code spring.main.lazy-initialization} nothing else would create it.
+   */
   @Bean
-  WriterFenceShutdown writerFenceShutdown(WriterFence fence, HeldLeases heldLeases) {
-    return new WriterFenceShutdown(fence, heldLeases);
+  @Lazy(false)
+  WriterFenceShutdown writerFenceShutdown(WriterFence fence) {
+    return new WriterFenceShutdown(fence);
   }
 
   /** The {@code @WriterFenced} advisor for Spring AOP proxies. */

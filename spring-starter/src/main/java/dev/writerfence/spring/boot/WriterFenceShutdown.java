@@ -1,63 +1,73 @@
 package dev.writerfence.spring.boot;
 
-import dev.writerfence.FenceLease;
 import dev.writerfence.WriterFence;
 import java.util.ArrayList;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.BeanNameAware;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
- * Releases the leases still held when the application context closes (SIGTERM included), before the
- * DataSource closes: this bean depends on the fence, which depends on its DataSource, so Spring
- * destroys it first. A fenced call still running then finds its lease released and does not release
- * it again. A release that fails leaves the lease to its TTL, with one warning for all of them.
+ * Closes the fence when the application context closes (SIGTERM included), before any DataSource
+ * closes: {@link WriterFence#close()} releases every lease the fence still holds, stops its renewal
+ * and refuses later acquires. A fenced call still running then finds its lease released and does
+ * not release it again; a release that fails is one warning per lease from the core, and the TTL
+ * frees that lease.
+ *
+ * <p>Order: this bean depends on the fence (the one injected), so Spring destroys it first, and it
+ * registers itself as a dependent of every {@link DataSource} and {@link WriterFenceDataSource}
+ * bean of its bean factory, so Spring destroys it before any of them, also when the fence is the
+ * application's own bean and Spring knows of no link between it and the DataSource it uses. The
+ * {@code close()} that Spring infers for the fence bean (it is {@link AutoCloseable}), whenever it
+ * runs, finds the fence closed already and does nothing.
  */
-public final class WriterFenceShutdown implements DisposableBean {
-  private static final Logger LOG = LoggerFactory.getLogger(WriterFenceShutdown.class);
-
+public final class WriterFenceShutdown
+    implements DisposableBean, InitializingBean, BeanFactoryAware, BeanNameAware {
   private final WriterFence fence;
-  private final HeldLeases heldLeases;
+  private BeanFactory beanFactory;
+  private String beanName;
 
   /**
-   * @param fence the fence the leases came from
-   * @param heldLeases the leases held now
+   * @param fence the fence to close
    */
-  public WriterFenceShutdown(WriterFence fence, HeldLeases heldLeases) {
+  public WriterFenceShutdown(WriterFence fence) {
     this.fence = fence;
-    this.heldLeases = heldLeases;
+  }
+
+  @Override
+  public void setBeanFactory(BeanFactory beanFactory) {
+    this.beanFactory = beanFactory;
+  }
+
+  @Override
+  public void setBeanName(String name) {
+    this.beanName = name;
+  }
+
+  /** Makes every DataSource bean wait for this bean's {@link #destroy()}. */
+  @Override
+  public void afterPropertiesSet() {
+    if (!(beanFactory instanceof ConfigurableListableBeanFactory factory) || beanName == null) {
+      return;
+    }
+    List<String> closedAfter = new ArrayList<>();
+    closedAfter.addAll(List.of(factory.getBeanNamesForType(DataSource.class, true, false)));
+    closedAfter.addAll(
+        List.of(factory.getBeanNamesForType(WriterFenceDataSource.class, true, false)));
+    for (String name : closedAfter) {
+      if (!name.equals(beanName)) {
+        factory.registerDependentBean(name, beanName);
+      }
+    }
   }
 
   @Override
   public void destroy() {
     WriterFenceProcessDefault.clearIfSame(fence);
-    List<FenceLease> held = heldLeases.held();
-    List<String> failed = new ArrayList<>();
-    RuntimeException firstFailure = null;
-    for (FenceLease lease : held) {
-      try {
-        fence.release(lease);
-      } catch (RuntimeException e) {
-        failed.add(lease.fenceName() + " (expires " + lease.expiresAt() + ")");
-        if (firstFailure == null) {
-          firstFailure = e;
-        }
-      }
-    }
-    if (!held.isEmpty()) {
-      LOG.info(
-          "writer-fence: released {} of {} lease(s) held at shutdown",
-          held.size() - failed.size(),
-          held.size());
-    }
-    if (firstFailure != null) {
-      LOG.warn(
-          "writer-fence: could not release {} lease(s) at shutdown: {}; each frees itself at its"
-              + " expiry (database clock). First failure: {}",
-          failed.size(),
-          failed,
-          firstFailure.toString());
-    }
+    fence.close();
   }
 }
