@@ -38,10 +38,10 @@ class TerminateBackendTest {
    * Short, so that a lease orphaned by a killed release (the row stays held, fail closed) is taken
    * over within the run.
    */
-  private static final Duration TTL = Duration.ofSeconds(3);
+  private static final Duration TTL = Duration.ofSeconds(2);
 
   private static final int THREADS = 6;
-  private static final int FAULTS = 8;
+  private static final int FAULTS = 5;
 
   @Test
   void leaseBackendNeverLetsTwoHoldersInWhileItsConnectionsAreKilled() throws Exception {

@@ -1,0 +1,145 @@
+package dev.writerfence.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.writerfence.FenceLease;
+import dev.writerfence.WriterFence;
+import dev.writerfence.store.advisory.AdvisoryLockStore;
+import dev.writerfence.testing.CriticalSections.Section;
+import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.FenceNames;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A full PostgreSQL restart (fast shutdown, then a start on the same data directory and port) of a
+ * server of the test's own, while writers hold leases on it. The critical sections are recorded on
+ * the test JVM's other server, which the restart does not touch.
+ */
+class PostgresRestartTest {
+  private static final EmbeddedDatabase RECORD = EmbeddedDatabase.get();
+  private static final Duration TTL = Duration.ofSeconds(3);
+  private static final int THREADS = 6;
+
+  private static RestartablePostgres pg;
+
+  @BeforeAll
+  static void startOwnServer() {
+    pg = RestartablePostgres.start();
+  }
+
+  @AfterAll
+  static void removeOwnServer() {
+    if (pg != null) {
+      pg.close();
+    }
+  }
+
+  @Test
+  void leaseBackendKeepsOneHolderAndMonotonicTokensAcrossARestart() throws Exception {
+    String name = FenceNames.random("restart-lease");
+    SectionLog log = new SectionLog(RECORD.dataSource(), SectionLog.freshTable("restart")).create();
+    try (HikariDataSource pool = FaultWriter.pool(pg.jdbcUrl(), THREADS + 1)) {
+      WriterFence fence = WriterFence.builder(pool).defaultTtl(TTL).build();
+      WriterLoop writers = new WriterLoop(fence, name, TTL, log, "writer", THREADS, 3);
+      OffsetDateTime start = log.now();
+      await("writers at work")
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> log.sectionsEnteredAfter(start) >= 20);
+
+      OffsetDateTime stopping = log.now();
+      long stopped = System.nanoTime();
+      pg.stop();
+      long downMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+      pg.startAgain();
+      long outageMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+      OffsetDateTime up = log.now();
+      await("writers in again after the restart")
+          .atMost(TTL.plusSeconds(15))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> log.sectionsEnteredAfter(up) >= 20);
+      WriterLoop.Outcome outcome = writers.stop();
+      fence.close();
+
+      List<Section> recorded = log.load(Map.of());
+      long maxTokenBefore =
+          recorded.stream()
+              .filter(s -> s.enteredAt().isBefore(stopping))
+              .mapToLong(Section::fencingToken)
+              .max()
+              .orElseThrow();
+      long minTokenAfter =
+          recorded.stream()
+              .filter(s -> s.enteredAt().isAfter(up))
+              .mapToLong(Section::fencingToken)
+              .min()
+              .orElseThrow();
+      Duration recovery = SectionLog.maxRecovery(recorded, List.of(stopping));
+      System.out.printf(
+          "PostgreSQL restart, lease backend: stop took %d ms, down-to-up %d ms; first section"
+              + " %d ms after the stop began; %d sections, %d unavailable calls, tokens %d before"
+              + " and from %d after, %d violations%n",
+          downMillis,
+          outageMillis,
+          recovery.toMillis(),
+          recorded.size(),
+          outcome.unavailable(),
+          maxTokenBefore,
+          minTokenAfter,
+          SectionLog.violations(recorded).size());
+
+      assertThat(outcome.failures()).isEmpty();
+      assertThat(outcome.unavailable()).as("the restart was felt").isPositive();
+      assertThat(minTokenAfter)
+          .as("tokens stay monotonic across the restart")
+          .isGreaterThan(maxTokenBefore);
+      assertThat(SectionLog.violations(recorded)).isEmpty();
+    }
+  }
+
+  @Test
+  void advisoryBackendMarksItsLeaseLostWhenTheServerGoesDown() throws Exception {
+    String name = FenceNames.random("restart-advisory");
+    LossWatch watch = new LossWatch();
+    try (HikariDataSource pool = FaultWriter.pool(pg.jdbcUrl(), 3);
+        AdvisoryLockStore store = AdvisoryLockStore.create(pool, 3, "writer_fence")) {
+      WriterFence fence =
+          WriterFence.builder(store)
+              .defaultTtl(TTL)
+              .renewInterval(Duration.ofMillis(200))
+              .listener(watch)
+              .build();
+      FenceLease lease = fence.tryAcquire(name, "advisory-holder", TTL).orElseThrow();
+
+      long stopped = System.nanoTime();
+      pg.stop();
+      assertThat(watch.await(10)).as("the loss is reported").isTrue();
+      long lostAfter = TimeUnit.NANOSECONDS.toMillis(watch.lostAtNanos() - stopped);
+      pg.startAgain();
+      System.out.printf(
+          "PostgreSQL restart, advisory backend: lease lost %d ms after the stop began (TTL %d"
+              + " ms, renewal every 200 ms): %s%n",
+          lostAfter, TTL.toMillis(), watch.reason());
+
+      assertThat(lostAfter).as("lost before the TTL ran out").isLessThan(TTL.toMillis());
+      assertThat(lease.isValid()).isFalse();
+      FenceLease next =
+          await("an acquire once the server is back")
+              .atMost(Duration.ofSeconds(10))
+              .pollInterval(Duration.ofMillis(100))
+              .ignoreExceptions()
+              .until(() -> fence.tryAcquire(name, "next", TTL).orElse(null), l -> l != null);
+      assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+      assertThat(fence.release(next)).isTrue();
+      fence.close();
+    }
+  }
+}
