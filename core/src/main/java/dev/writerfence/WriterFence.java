@@ -226,7 +226,7 @@ public final class WriterFence implements AutoCloseable {
    *
    * @param lease a lease from this fence; never {@code null}
    * @return {@code true} when freed; {@code false} when the lease had expired and another holder
-   *     took it over, or it was already released
+   *     took it over, or it was already released (a second release of one lease sends nothing)
    * @throws WriterFenceUnavailableException when the database cannot be reached, or kept failing
    *     transiently through the last attempt, while the lease was not lost; the lease then expires
    *     after its TTL
@@ -234,7 +234,11 @@ public final class WriterFence implements AutoCloseable {
   public boolean release(FenceLease lease) {
     Objects.requireNonNull(lease, "lease");
     boolean lost = lease.lostReason().isPresent();
-    lease.markReleased();
+    if (!lease.markReleased()) {
+      // Released already, here or by the shutdown hook racing a container's own close: one
+      // release per lease, so no second statement, warning or listener call.
+      return false;
+    }
     keeper.stop(lease, renewalWaitNanos);
     ProcessLeases.forget(lease);
     boolean freed;
