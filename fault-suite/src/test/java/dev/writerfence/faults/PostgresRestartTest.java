@@ -82,10 +82,10 @@ class PostgresRestartTest {
               .mapToLong(Section::fencingToken)
               .min()
               .orElseThrow();
-      Duration recovery = SectionLog.maxRecovery(recorded, List.of(stopping));
+      Duration recovery = SectionLog.maxRecovery(recorded, List.of(up));
       System.out.printf(
           "PostgreSQL restart, lease backend: stop took %d ms, down-to-up %d ms; first section"
-              + " %d ms after the stop began; %d sections, %d unavailable calls, tokens %d before"
+              + " %d ms after the server was back; %d sections, %d unavailable calls, tokens %d before"
               + " and from %d after, %d violations%n",
           downMillis,
           outageMillis,
