@@ -20,8 +20,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * in time: the JVM's monotonic clock (never the wall clock) counts its TTL, less a safety margin of
  * a tenth of the TTL (at most 1 s), from the moment the last confirmed acquire or renew statement
  * was sent. The database counts the same TTL from a later moment (when it ran the statement), so a
- * lease this process still regards as valid has not expired in the database. Lost is final; the
- * fence's listeners hear of it once ({@link FenceListener#lost}).
+ * lease-row lease this process still regards as valid has not expired in the database. With the
+ * advisory-lock backend there is no expiry in the database: the lock can vanish at any instant (its
+ * connection killed) and another writer can win it before the next renewal notices, so validity
+ * there is only as fresh as the last renewal's check, and the fencing token is what protects
+ * storage. Lost is final; the fence's listeners hear of it once ({@link FenceListener#lost}).
  *
  * <p>A writer calls {@link #checkValid()} right before each storage write, and stamps the write
  * with the {@linkplain #fencingToken() fencing token}:

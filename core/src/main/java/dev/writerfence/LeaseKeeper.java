@@ -164,9 +164,12 @@ final class LeaseKeeper {
         reason);
     Runnable call = () -> ListenerCalls.notify(() -> listener.lost(lease, reason));
     synchronized (this) {
-      if (timer != null && !timer.isShutdown()) {
+      // Never on the timer thread: a slow listener there would delay every other lease's renewal
+      // past its TTL. The statement pool starts a thread per task and close() lets running tasks
+      // finish, so a queued notice is not dropped either.
+      if (statements != null && !statements.isShutdown()) {
         try {
-          timer.execute(call);
+          statements.execute(call);
           return;
         } catch (RejectedExecutionException e) {
           // shutting down: tell the listener here

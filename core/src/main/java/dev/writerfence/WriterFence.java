@@ -250,6 +250,12 @@ public final class WriterFence implements AutoCloseable {
         ListenerCalls.notify(() -> listener.released(lease, false));
         return false;
       }
+      if (!(e instanceof WriterFenceUnavailableException)
+          && !(e instanceof TransientLeaseStoreException)) {
+        // The store answered, but not with a release (an advisory unlock that found no lock):
+        // for listeners and metrics that is a release that freed nothing.
+        ListenerCalls.notify(() -> listener.released(lease, false));
+      }
       if (e instanceof TransientLeaseStoreException t) {
         throw new WriterFenceUnavailableException(
             lease.fenceName(),
@@ -556,11 +562,10 @@ public final class WriterFence implements AutoCloseable {
       ListenerCalls.notify(() -> listener.released(lease, freed));
     } catch (RuntimeException e) {
       LOG.warn(
-          "writer-fence: at shutdown the release of fence '{}' (fencing token {}) failed; the lease"
-              + " frees itself at its expiry {} (database clock)",
+          "writer-fence: at shutdown the release of fence '{}' (fencing token {}) failed; {}",
           lease.fenceName(),
           lease.fencingToken(),
-          lease.expiresAt(),
+          afterFailedRelease(lease, e),
           e);
     }
   }
@@ -574,14 +579,23 @@ public final class WriterFence implements AutoCloseable {
         primary.addSuppressed(e);
       } else {
         LOG.warn(
-            "writer-fence: release of fence '{}' (fencing token {}) failed; the lease frees itself"
-                + " at its expiry {} (database clock)",
+            "writer-fence: release of fence '{}' (fencing token {}) failed; {}",
             lease.fenceName(),
             lease.fencingToken(),
-            lease.expiresAt(),
+            afterFailedRelease(lease, e),
             e);
       }
     }
+  }
+
+  /** What becomes of a lease whose release failed, for the warning. */
+  private static String afterFailedRelease(FenceLease lease, RuntimeException failure) {
+    if (failure instanceof WriterFenceUnavailableException) {
+      return "the lease frees itself at its expiry "
+          + lease.expiresAt()
+          + " (database clock) or, with the advisory backend, when its connection closes";
+    }
+    return "the store refused the release: " + failure.getMessage();
   }
 
   /**

@@ -29,6 +29,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -153,6 +154,44 @@ class AdvisoryLockStoreTest {
       FenceLease b = store.acquire(name + "/b", UUID.randomUUID(), "b", TTL).orElseThrow();
       assertThat(store.release(a)).isTrue();
       assertThat(store.release(b)).isTrue();
+    }
+  }
+
+  @Test
+  void unlockFalseInsideAFencedCallReachesListenersAsAReleaseThatFreedNothing() throws Exception {
+    long key = AdvisoryKeys.keyOf(name);
+    List<Boolean> released = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (HikariDataSource pool = Pools.warmPool(DB.jdbcUrl(), "postgres", 2);
+        AdvisoryLockStore store = AdvisoryLockStore.create(pool, 2, SCHEMA)) {
+      WriterFence fence =
+          WriterFence.builder(store)
+              .retryPolicy(QUICK_RETRY)
+              .defaultTtl(TTL)
+              .listener(
+                  new dev.writerfence.FenceListener() {
+                    @Override
+                    public void released(FenceLease lease, boolean freed) {
+                      released.add(freed);
+                    }
+                  })
+              .build();
+      String logged;
+      try (LogCapture log = LogCapture.start()) {
+        fence.run(
+            request(name, "c19-listener"),
+            () -> {
+              try {
+                unlockBehindTheStore(store, WriterFence.current(name).orElseThrow(), key);
+              } catch (SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+        logged = log.text();
+      }
+      assertThat(released).as("metrics see a release that freed nothing").containsExactly(false);
+      assertThat(logged)
+          .contains("the store refused the release")
+          .doesNotContain("frees itself at its expiry");
     }
   }
 
