@@ -17,6 +17,7 @@ import dev.writerfence.spring.boot.WriterFenceDataSource;
 import dev.writerfence.spring.boot.WriterFenceMetricsAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceProperties;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
+import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.SwitchableDataSource;
@@ -110,6 +111,7 @@ class AutoConfigurationTest {
     assertThat(p.getSchema().getName()).isEqualTo(FenceSchema.DEFAULT_SCHEMA);
     assertThat(p.getSchema().getInitialize()).isNull();
     assertThat(p.getBackend()).isEqualTo("lease");
+    assertThat(p.getAdvisory().getPoolSize()).isEqualTo(AdvisoryLockStore.DEFAULT_POOL_SIZE);
   }
 
   @ParameterizedTest
@@ -153,7 +155,8 @@ class AutoConfigurationTest {
         "writer-fence.retry.multiplier=0.5 | writer-fence.retry.multiplier",
         "writer-fence.retry.max-interval=1ms | writer-fence.retry.max-interval",
         "writer-fence.schema.name=Bad-Name | writer-fence.schema.name",
-        "writer-fence.backend=advisory | writer-fence.backend",
+        "writer-fence.backend=rowlock | writer-fence.backend",
+        "writer-fence.advisory.pool-size=1 | writer-fence.advisory.pool-size",
         "writer-fence.holder=a\u200bb | writer-fence.holder",
         "writer-fence.datasource.url=jdbc:mysql://127.0.0.1/x | writer-fence.datasource.url"
       })

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.writerfence.WriterFence;
+import dev.writerfence.store.advisory.AdvisoryLockStore;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -45,6 +46,7 @@ class ConfigurationMetadataTest {
             "writer-fence.renew-interval",
             "writer-fence.query-timeout",
             "writer-fence.backend",
+            "writer-fence.advisory.pool-size",
             "writer-fence.retry.max-attempts",
             "writer-fence.retry.initial-interval",
             "writer-fence.retry.multiplier",
@@ -61,7 +63,10 @@ class ConfigurationMetadataTest {
         .containsEntry("writer-fence.retry.initial-interval", "200ms")
         .containsEntry("writer-fence.retry.max-interval", "5s")
         .containsEntry("writer-fence.schema.name", "writer_fence")
-        .containsEntry("writer-fence.backend", "lease");
+        .containsEntry("writer-fence.backend", "lease")
+        .containsEntry("writer-fence.advisory.pool-size", AdvisoryLockStore.DEFAULT_POOL_SIZE);
+    // The pool size's default is the core's too, written out by hand (the metadata processor does
+    // not read another class's constant): the line above keeps them equal.
     // The TTL's default is the core's, written out by hand for the metadata: keep them equal.
     assertThat(DurationStyle.detectAndParse((String) defaults.get("writer-fence.ttl")))
         .isEqualTo(WriterFence.DEFAULT_TTL);
@@ -72,6 +77,6 @@ class ConfigurationMetadataTest {
     assertThat(properties).allSatisfy(p -> assertThat((String) p.get("description")).isNotBlank());
     List<String> backendValues =
         JsonPath.read(json, "$.hints[?(@.name == 'writer-fence.backend')].values[*].value");
-    assertThat(backendValues).containsExactly("lease");
+    assertThat(backendValues).containsExactly("lease", "advisory");
   }
 }

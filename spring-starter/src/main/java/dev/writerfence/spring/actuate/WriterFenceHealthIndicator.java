@@ -12,29 +12,50 @@ import org.springframework.boot.health.contributor.Health;
 
 /**
  * Health of the fence's database: reachable on the fence's own connections, the SQL contract's
- * schema present, and {@code <schema>.schema_version()} equal to {@link FenceSchema#VERSION}. Any
- * of these failing is DOWN: fenced calls would then fail closed.
+ * schema present, and {@code <schema>.schema_version()} equal to {@link FenceSchema#VERSION}; for
+ * the advisory-lock backend also the function {@code <schema>.next_advisory_fencing_token()} its
+ * acquire takes fencing tokens from. Any of these failing is DOWN: fenced calls would then fail
+ * closed.
  */
 public class WriterFenceHealthIndicator extends AbstractHealthIndicator {
   private final DataSource dataSource;
   private final String schema;
   private final int queryTimeoutSeconds;
+  private final String backend;
 
   /**
+   * The lease row's health.
+   *
    * @param dataSource where the fence's connections come from
    * @param schema the contract's schema (a checked lower-case identifier)
    * @param queryTimeoutSeconds bound of each statement
    */
   public WriterFenceHealthIndicator(DataSource dataSource, String schema, int queryTimeoutSeconds) {
+    this(dataSource, schema, queryTimeoutSeconds, "lease");
+  }
+
+  /**
+   * @param dataSource where the fence's connections come from
+   * @param schema the contract's schema (a checked lower-case identifier)
+   * @param queryTimeoutSeconds bound of each statement
+   * @param backend {@code lease} or {@code advisory}, shown as a detail; {@code advisory} also
+   *     checks the function its acquire takes fencing tokens from
+   */
+  public WriterFenceHealthIndicator(
+      DataSource dataSource, String schema, int queryTimeoutSeconds, String backend) {
     super("writer-fence health check failed");
     this.dataSource = dataSource;
     this.schema = FenceSchema.checkIdentifier("schema", schema);
     this.queryTimeoutSeconds = queryTimeoutSeconds;
+    this.backend = backend;
   }
 
   @Override
   protected void doHealthCheck(Health.Builder builder) throws SQLException {
-    builder.withDetail("schema", schema).withDetail("expectedVersion", FenceSchema.VERSION);
+    builder
+        .withDetail("schema", schema)
+        .withDetail("expectedVersion", FenceSchema.VERSION)
+        .withDetail("backend", backend);
     try (Connection c = dataSource.getConnection()) {
       boolean present;
       try (PreparedStatement ps = c.prepareStatement("SELECT to_regnamespace(?) IS NOT NULL")) {
@@ -77,6 +98,29 @@ public class WriterFenceHealthIndicator extends AbstractHealthIndicator {
                     + ", this writer-fence expects "
                     + FenceSchema.VERSION);
         return;
+      }
+      if ("advisory".equals(backend)) {
+        String function = schema + ".next_advisory_fencing_token()";
+        boolean found;
+        try (PreparedStatement ps = c.prepareStatement("SELECT to_regprocedure(?) IS NOT NULL")) {
+          ps.setQueryTimeout(queryTimeoutSeconds);
+          ps.setString(1, function);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            found = rs.getBoolean(1);
+          }
+        }
+        if (!found) {
+          builder
+              .down()
+              .withDetail(
+                  "error",
+                  "function "
+                      + function
+                      + " is missing: the advisory-lock backend takes its fencing tokens from it;"
+                      + " install the schema again (the install is idempotent)");
+          return;
+        }
       }
       builder.up();
     }

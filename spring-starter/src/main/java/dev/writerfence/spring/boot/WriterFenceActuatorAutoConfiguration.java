@@ -32,7 +32,10 @@ public class WriterFenceActuatorAutoConfiguration {
     }
   }
 
-  /** {@code /actuator/health/writerFence}: database reachable, schema present at its version. */
+  /**
+   * {@code /actuator/health/writerFence}: database reachable, schema present at its version (and,
+   * for {@code backend=advisory}, the function its fencing tokens come from).
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(AbstractHealthIndicator.class)
   @ConditionalOnBean(WriterFenceDataSource.class)
@@ -45,7 +48,8 @@ public class WriterFenceActuatorAutoConfiguration {
       return new WriterFenceHealthIndicator(
           dataSource.dataSource(),
           properties.getSchema().getName(),
-          PgLeaseStore.queryTimeoutSeconds(properties.getQueryTimeout()));
+          PgLeaseStore.queryTimeoutSeconds(properties.getQueryTimeout()),
+          properties.getBackend());
     }
   }
 }

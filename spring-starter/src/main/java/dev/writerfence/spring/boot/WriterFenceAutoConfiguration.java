@@ -5,6 +5,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spring.aop.WriterFenceAdviceCheck;
 import dev.writerfence.spring.aop.WriterFenceAdvisor;
+import dev.writerfence.store.advisory.AdvisoryLockStore;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -17,6 +18,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Lazy;
@@ -67,10 +69,44 @@ public class WriterFenceAutoConfiguration {
   }
 
   /**
-   * The fence, from {@code writer-fence.*}; busy retry from the application's Resilience4j {@link
-   * RetryRegistry} when it has a retry named {@code writer-fence}. Every {@link FenceListener} bean
-   * gets its events. Closed by {@link WriterFenceShutdown} before any DataSource closes; the {@code
-   * close()} Spring infers for it afterwards finds it closed and does nothing.
+   * The advisory-lock backend's store ({@code writer-fence.backend=advisory}) over the fence's
+   * DataSource, at most {@code writer-fence.advisory.pool-size} connections in use at once.
+   * Building it runs the core's self-check, which stops the start-up behind a pooler that
+   * multiplexes server sessions (transaction pooling). Not created when the application defines its
+   * own fence or its own store. Closed by {@link WriterFenceShutdown} right after the fence, before
+   * any DataSource closes; the {@code close()} Spring infers for it afterwards does nothing more.
+   */
+  @Bean
+  @ConditionalOnProperty(
+      name = "writer-fence.backend",
+      havingValue = WriterFenceProperties.ADVISORY)
+  @ConditionalOnMissingBean({WriterFence.class, AdvisoryLockStore.class})
+  AdvisoryLockStore writerFenceAdvisoryLockStore(
+      WriterFenceProperties properties,
+      WriterFenceDataSource dataSource,
+      WriterFenceSchemaInitializer schemaInitializer) {
+    int poolSize = properties.getAdvisory().getPoolSize();
+    if (!dataSource.isDedicated()) {
+      LOG.info(
+          "writer-fence: the advisory-lock backend pins a connection of the application's"
+              + " DataSource per fence held, {} at most (writer-fence.advisory.pool-size); set"
+              + " writer-fence.datasource.url for a pool of the fence's own",
+          poolSize);
+    }
+    return AdvisoryLockStore.builder(dataSource.dataSource())
+        .poolSize(poolSize)
+        .schema(properties.getSchema().getName())
+        .queryTimeout(properties.getQueryTimeout())
+        .build();
+  }
+
+  /**
+   * The fence, from {@code writer-fence.*}: on the lease row over the fence's DataSource, or with
+   * {@code backend=advisory} on the {@link AdvisoryLockStore} bean; busy retry from the
+   * application's Resilience4j {@link RetryRegistry} when it has a retry named {@code
+   * writer-fence}. Every {@link FenceListener} bean gets its events. Closed by {@link
+   * WriterFenceShutdown} before any DataSource closes; the {@code close()} Spring infers for it
+   * afterwards finds it closed and does nothing.
    */
   @Bean
   @ConditionalOnMissingBean
@@ -79,10 +115,13 @@ public class WriterFenceAutoConfiguration {
       WriterFenceDataSource dataSource,
       WriterFenceSchemaInitializer schemaInitializer,
       ObjectProvider<FenceListener> listeners,
-      ObjectProvider<RetryRegistry> retryRegistry) {
+      ObjectProvider<RetryRegistry> retryRegistry,
+      ObjectProvider<AdvisoryLockStore> advisoryStore) {
     BusyRetryPolicy retry = busyRetryPolicy(properties, retryRegistry);
     WriterFence.Builder builder =
-        WriterFence.builder(dataSource.dataSource())
+        (properties.isAdvisory()
+                ? WriterFence.builder(advisoryStore.getObject())
+                : WriterFence.builder(dataSource.dataSource()))
             .schema(properties.getSchema().getName())
             .defaultHolderLabel(defaultHolderLabel(properties))
             .defaultTtl(properties.getTtl())
@@ -121,8 +160,9 @@ public class WriterFenceAutoConfiguration {
   }
 
   /**
-   * Closes the fence (releasing its held leases) when the context closes, before any DataSource
-   * closes. Not lazy: with {@code spring.main.lazy-initialization} nothing else would create it.
+   * Closes the fence (releasing its held leases), then its advisory-lock store if it has one, when
+   * the context closes, before any DataSource closes. Not lazy: with {@code
+   * spring.main.lazy-initialization} nothing else would create it.
    */
   @Bean
   @Lazy(false)

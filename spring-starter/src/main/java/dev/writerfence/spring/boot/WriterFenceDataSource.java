@@ -7,6 +7,7 @@ import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.util.ClassUtils;
 
 /**
  * The DataSource the fence takes its connections from: a pool of its own ({@code
@@ -18,6 +19,10 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
  * <p>Not a {@link DataSource} bean itself, so it never stands in for the application's DataSource.
  */
 public final class WriterFenceDataSource implements DisposableBean {
+  private static final boolean HIKARI =
+      ClassUtils.isPresent(
+          "com.zaxxer.hikari.HikariDataSource", WriterFenceDataSource.class.getClassLoader());
+
   private final DataSource dataSource;
   private final boolean dedicated;
 
@@ -36,7 +41,9 @@ public final class WriterFenceDataSource implements DisposableBean {
 
   /**
    * A small pool of the fence's own (HikariCP), every wait bounded by the query timeout, as the
-   * core builds it from {@code writer-fence.datasource.*}.
+   * core builds it from {@code writer-fence.datasource.*}. With {@code backend=advisory} the pool
+   * is grown, when smaller, to one connection more than {@code writer-fence.advisory.pool-size}
+   * (the store's pinned connections and attempts, plus one for the health check).
    *
    * @param properties the bound settings, with {@code datasource.url} set
    * @return the pool; closed with the application context
@@ -48,8 +55,11 @@ public final class WriterFenceDataSource implements DisposableBean {
     put(p, "datasource.username", ds.getUsername());
     put(p, "datasource.password", ds.getPassword());
     put(p, "query-timeout", properties.getQueryTimeout().toMillis() + "ms");
-    return new WriterFenceDataSource(
-        WriterFenceSettings.fromProperties(p, Set.of()).dataSource(), true);
+    DataSource pool = WriterFenceSettings.fromProperties(p, Set.of()).dataSource();
+    if (properties.isAdvisory() && HIKARI) {
+      Hikari.growTo(pool, properties.getAdvisory().getPoolSize() + 1);
+    }
+    return new WriterFenceDataSource(pool, true);
   }
 
   private static void put(Properties p, String key, String value) {
@@ -90,6 +100,16 @@ public final class WriterFenceDataSource implements DisposableBean {
   public void destroy() throws Exception {
     if (dedicated && dataSource instanceof AutoCloseable closeable) {
       closeable.close();
+    }
+  }
+
+  /** Kept in its own class so HikariCP is loaded only when it is on the class path. */
+  private static final class Hikari {
+    static void growTo(DataSource dataSource, int connections) {
+      if (dataSource instanceof com.zaxxer.hikari.HikariDataSource pool
+          && pool.getHikariConfigMXBean().getMaximumPoolSize() < connections) {
+        pool.getHikariConfigMXBean().setMaximumPoolSize(connections);
+      }
     }
   }
 }

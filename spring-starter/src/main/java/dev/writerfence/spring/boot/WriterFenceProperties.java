@@ -4,6 +4,7 @@ import dev.writerfence.FenceArguments;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.pg.PgLeaseStore;
 import java.time.Duration;
 import java.util.Optional;
@@ -23,6 +24,15 @@ import org.springframework.validation.Validator;
 public class WriterFenceProperties implements Validator {
   /** The prefix of every setting. */
   public static final String PREFIX = "writer-fence";
+
+  /** {@code backend} of the lease row. */
+  public static final String LEASE = "lease";
+
+  /** {@code backend} of the advisory-lock backend. */
+  public static final String ADVISORY = "advisory";
+
+  /** The smallest {@code advisory.pool-size}: the start-up self-check uses two connections. */
+  public static final int MIN_ADVISORY_POOL_SIZE = 2;
 
   /** Whether to configure the fence, its advice, metrics and endpoint. */
   private boolean enabled = true;
@@ -55,8 +65,16 @@ public class WriterFenceProperties implements Validator {
    */
   private Duration queryTimeout = Duration.ofSeconds(10);
 
-  /** The backend: {@code lease} (the lease row). The advisory-lock backend is not built yet. */
+  /**
+   * The backend: {@code lease} (the lease row, exact behind any connection pooler) or {@code
+   * advisory} (a PostgreSQL session advisory lock on a pinned connection, freed by the server when
+   * that connection drops; refuses to start behind transaction pooling). Every writer of one fence
+   * name must use the same backend.
+   */
   private String backend = "lease";
+
+  /** The advisory-lock backend ({@code writer-fence.advisory.*}), used with backend=advisory. */
+  private final Advisory advisory = new Advisory();
 
   /** Busy retry: how often, and how far apart, a busy acquire is tried again. */
   private final Retry retry = new Retry();
@@ -177,6 +195,17 @@ public class WriterFenceProperties implements Validator {
     this.backend = backend;
   }
 
+  public Advisory getAdvisory() {
+    return advisory;
+  }
+
+  /**
+   * @return {@code true} with {@code backend=advisory}
+   */
+  public boolean isAdvisory() {
+    return ADVISORY.equals(backend);
+  }
+
   public Retry getRetry() {
     return retry;
   }
@@ -220,9 +249,22 @@ public class WriterFenceProperties implements Validator {
         errors,
         "backend",
         () -> {
-          if (!"lease".equals(p.backend)) {
+          if (!LEASE.equals(p.backend) && !ADVISORY.equals(p.backend)) {
             throw new IllegalArgumentException(
-                "writer-fence: backend '" + p.backend + "' is not allowed: lease");
+                "writer-fence: backend '" + p.backend + "' is not allowed: lease or advisory");
+          }
+        });
+    check(
+        errors,
+        "advisory.poolSize",
+        () -> {
+          if (p.advisory.poolSize < MIN_ADVISORY_POOL_SIZE) {
+            throw new IllegalArgumentException(
+                "writer-fence: advisory-lock pool size "
+                    + p.advisory.poolSize
+                    + " is not allowed: at least "
+                    + MIN_ADVISORY_POOL_SIZE
+                    + " (the start-up self-check uses two connections)");
           }
         });
     check(
@@ -328,6 +370,25 @@ public class WriterFenceProperties implements Validator {
 
     public void setMaxInterval(Duration maxInterval) {
       this.maxInterval = maxInterval;
+    }
+  }
+
+  /** The advisory-lock backend ({@code writer-fence.advisory.*}). */
+  public static class Advisory {
+    /**
+     * Connections the advisory-lock backend uses at most at once: one pinned per fence held, one
+     * per acquire attempt in flight. At least 2. A dedicated pool (writer-fence.datasource.url) is
+     * grown to one more than this; on the application's DataSource, held fences pin that many of
+     * its connections at most.
+     */
+    private int poolSize = AdvisoryLockStore.DEFAULT_POOL_SIZE;
+
+    public int getPoolSize() {
+      return poolSize;
+    }
+
+    public void setPoolSize(int poolSize) {
+      this.poolSize = poolSize;
     }
   }
 
