@@ -89,6 +89,7 @@ public final class WriterFence implements AutoCloseable {
   private final String defaultHolderLabel;
   private final BusyRetryPolicy defaultRetryPolicy;
   private final FenceListener listener;
+  private final boolean releaseOnJvmShutdown;
   private final LeaseAcquirer acquirer;
   private final Retry releaseRetry;
   private final LeaseKeeper keeper;
@@ -102,6 +103,7 @@ public final class WriterFence implements AutoCloseable {
     this.defaultHolderLabel = b.defaultHolderLabel;
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
+    this.releaseOnJvmShutdown = b.releaseOnJvmShutdown;
     this.keeper = new LeaseKeeper(store, b.renewInterval, b.renews, listener);
     // A release waits for a renew statement under way, which the query timeout bounds.
     this.renewalWaitNanos = b.queryTimeout.plusSeconds(1).toNanos();
@@ -519,7 +521,7 @@ public final class WriterFence implements AutoCloseable {
   /** Starts keeping a new lease: renewal, the deadline watch, the shutdown registry. */
   private FenceLease hold(FenceLease lease) {
     boolean kept = !closed.get() && keeper.keep(lease);
-    if (kept) {
+    if (kept && releaseOnJvmShutdown) {
       ProcessLeases.remember(lease, this);
     }
     if (!kept || closed.get()) { // close() may have missed it
@@ -614,6 +616,7 @@ public final class WriterFence implements AutoCloseable {
     private FenceListener listener = new FenceListener() {};
     private Duration renewInterval; // null: a third of each lease's TTL
     private boolean renews = true;
+    private boolean releaseOnJvmShutdown = true;
 
     private Builder(DataSource dataSource, LeaseStore store) {
       this.dataSource = dataSource;
@@ -696,6 +699,22 @@ public final class WriterFence implements AutoCloseable {
       }
       this.renewInterval = interval;
       this.renews = true;
+      return this;
+    }
+
+    /**
+     * Whether the process-wide JVM shutdown hook releases this fence's leases (default {@code
+     * true}). The hook runs at SIGTERM while fenced code may still be running: it marks each lease
+     * released first, so that code's next {@link FenceLease#checkValid()} fails, then frees the row
+     * within about a second so the next writer need not wait for the TTL. A container that drains
+     * its work before it closes the fence (Spring Boot's graceful shutdown, then {@link #close()})
+     * sets {@code false}, so leases are released only after the work that holds them has ended.
+     *
+     * @param release {@code false} to leave this fence's leases to {@link #close()} or their TTL
+     * @return this builder
+     */
+    public Builder releaseOnJvmShutdown(boolean release) {
+      this.releaseOnJvmShutdown = release;
       return this;
     }
 

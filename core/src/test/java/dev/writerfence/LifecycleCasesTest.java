@@ -45,6 +45,25 @@ class LifecycleCasesTest extends FenceTestSupport {
   }
 
   @Test
+  void aFenceThatLeavesShutdownToItsContainerKeepsTheLeaseThroughSigterm() throws Exception {
+    try (ForkedJvm holder =
+        ForkedJvm.start(
+            LifecycleWriter.class, DB.jdbcUrl(), SCHEMA, name, "3", "60000", "keep-on-shutdown")) {
+      holder.awaitLine("ready", START);
+      long token = holding(holder);
+      holder.process().destroy(); // SIGTERM: the hook must leave this fence's lease alone
+      assertThat(holder.awaitExit(Duration.ofSeconds(10))).isNotZero();
+      assertThat(sql.state(name)).as("still held after the process ended").isEqualTo("held");
+      await("freed by its TTL instead")
+          .atMost(Duration.ofSeconds(6))
+          .until(() -> "expired".equals(sql.state(name)));
+      FenceLease next = fence().tryAcquire(name, "next", TTL).orElseThrow();
+      assertThat(next.fencingToken()).isEqualTo(token + 1);
+      fence().release(next);
+    }
+  }
+
+  @Test
   void C15_sigkillHolderIsTakenOverOnlyAfterTheTtl() throws Exception {
     WriterFence next = fence(DB.dataSource()).withoutRenewal().build();
     try (ForkedJvm holder = holder(3, 1000)) {

@@ -15,8 +15,9 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * A writer process for the lifecycle cases (C14–C16): it holds one fence inside a long fenced pass
  * until it is signalled or told otherwise. Arguments: JDBC URL, schema, fence name, TTL in seconds,
- * renew interval in milliseconds. It prints {@code ready}, then {@code holding TOKEN} once inside
- * the pass, and {@code listener lost REASON} when its fence reports the lease lost.
+ * renew interval in milliseconds, and optionally {@code keep-on-shutdown} (the fence is built with
+ * {@code releaseOnJvmShutdown(false)}). It prints {@code ready}, then {@code holding TOKEN} once
+ * inside the pass, and {@code listener lost REASON} when its fence reports the lease lost.
  *
  * <p>Inside the pass it reads commands from standard input: {@code write} checks the lease ({@link
  * FenceLease#checkValid()}) and then "writes", answering {@code wrote TOKEN}, or {@code lost TOKEN
@@ -27,7 +28,8 @@ public final class LifecycleWriter {
   private LifecycleWriter() {}
 
   /**
-   * @param args JDBC URL, schema, fence name, TTL seconds, renew interval milliseconds
+   * @param args JDBC URL, schema, fence name, TTL seconds, renew interval milliseconds, and
+   *     optionally {@code keep-on-shutdown}
    */
   public static void main(String[] args) throws Exception {
     PGSimpleDataSource ds = new PGSimpleDataSource();
@@ -42,6 +44,7 @@ public final class LifecycleWriter {
             .schema(args[1])
             .defaultTtl(Duration.ofSeconds(Long.parseLong(args[3])))
             .renewInterval(Duration.ofMillis(Long.parseLong(args[4])))
+            .releaseOnJvmShutdown(!(args.length > 5 && "keep-on-shutdown".equals(args[5])))
             .listener(
                 new FenceListener() {
                   @Override
