@@ -175,6 +175,28 @@ class AutoConfigurationTest {
             });
   }
 
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "writer-fence.tll=5s | writer-fence.tll",
+        // the core's setting name; Spring nests it as writer-fence.schema.name
+        "writer-fence.schema=other_fence | writer-fence.schema"
+      })
+  void anUnknownOrMisspelledSettingStopsTheStartUpNamingIt(String setting, String property) {
+    runner
+        .withPropertyValues(setting)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              StringBuilder messages = new StringBuilder();
+              for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+                messages.append(t.getMessage()).append('\n');
+              }
+              assertThat(messages.toString()).contains(property);
+            });
+  }
+
   @Test
   void aUsersFenceBeanWinsAndTheAdviceUsesIt() {
     List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();

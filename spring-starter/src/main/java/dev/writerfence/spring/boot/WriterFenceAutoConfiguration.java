@@ -127,7 +127,11 @@ public class WriterFenceAutoConfiguration {
             .defaultTtl(properties.getTtl())
             .queryTimeout(properties.getQueryTimeout())
             .retryPolicy(retry)
-            .listener(CompositeFenceListener.of(listeners.orderedStream().toList()));
+            .listener(CompositeFenceListener.of(listeners.orderedStream().toList()))
+            // Not the core's JVM hook: at SIGTERM it would free leases while requests still run.
+            // Spring drains its work first (graceful shutdown), then closes the context, and the
+            // shutdown bean closes the fence: leases end after the work that holds them.
+            .releaseOnJvmShutdown(false);
     WriterFence fence = properties.applyRenewInterval(builder).build();
     WriterFenceProcessDefault.install(fence);
     return fence;

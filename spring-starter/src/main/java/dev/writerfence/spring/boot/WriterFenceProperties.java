@@ -20,7 +20,7 @@ import org.springframework.validation.Validator;
  * <p>Checked at binding time by the same rules as the core: a bad value stops the start-up with a
  * message naming the property, its value and the rule.
  */
-@ConfigurationProperties(WriterFenceProperties.PREFIX)
+@ConfigurationProperties(prefix = WriterFenceProperties.PREFIX, ignoreUnknownFields = false)
 public class WriterFenceProperties implements Validator {
   /** The prefix of every setting. */
   public static final String PREFIX = "writer-fence";
