@@ -57,16 +57,7 @@ public class WriterFenceHealthIndicator extends AbstractHealthIndicator {
         .withDetail("expectedVersion", FenceSchema.VERSION)
         .withDetail("backend", backend);
     try (Connection c = dataSource.getConnection()) {
-      boolean present;
-      try (PreparedStatement ps = c.prepareStatement("SELECT to_regnamespace(?) IS NOT NULL")) {
-        ps.setQueryTimeout(queryTimeoutSeconds);
-        ps.setString(1, schema);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          present = rs.getBoolean(1);
-        }
-      }
-      if (!present) {
+      if (!exists(c, "to_regnamespace", schema)) {
         builder
             .down()
             .withDetail(
@@ -101,16 +92,7 @@ public class WriterFenceHealthIndicator extends AbstractHealthIndicator {
       }
       if ("advisory".equals(backend)) {
         String function = schema + ".next_advisory_fencing_token()";
-        boolean found;
-        try (PreparedStatement ps = c.prepareStatement("SELECT to_regprocedure(?) IS NOT NULL")) {
-          ps.setQueryTimeout(queryTimeoutSeconds);
-          ps.setString(1, function);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            found = rs.getBoolean(1);
-          }
-        }
-        if (!found) {
+        if (!exists(c, "to_regprocedure", function)) {
           builder
               .down()
               .withDetail(
@@ -123,6 +105,18 @@ public class WriterFenceHealthIndicator extends AbstractHealthIndicator {
         }
       }
       builder.up();
+    }
+  }
+
+  /** Whether {@code lookup} ({@code to_regnamespace} or {@code to_regprocedure}) finds name. */
+  private boolean exists(Connection c, String lookup, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + lookup + "(?) IS NOT NULL")) {
+      ps.setQueryTimeout(queryTimeoutSeconds);
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
+      }
     }
   }
 }
