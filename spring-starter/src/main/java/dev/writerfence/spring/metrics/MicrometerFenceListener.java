@@ -122,11 +122,7 @@ public final class MicrometerFenceListener implements FenceListener {
     if (r == null) {
       return;
     }
-    Tags tags = tags(lease.fenceName(), lease.holderLabel());
-    Set<FenceLease> leases = held.get(tags);
-    if (leases != null) {
-      leases.remove(lease);
-    }
+    Tags tags = forget(lease);
     if (!freed) {
       counter(r, RELEASE_MISMATCH, "Releases that found another holder or a free row", tags)
           .increment();
@@ -139,11 +135,7 @@ public final class MicrometerFenceListener implements FenceListener {
     if (r == null) {
       return;
     }
-    Tags tags = tags(lease.fenceName(), lease.holderLabel());
-    Set<FenceLease> leases = held.get(tags);
-    if (leases != null) {
-      leases.remove(lease);
-    }
+    Tags tags = forget(lease);
     counter(
             r,
             LOST,
@@ -158,6 +150,16 @@ public final class MicrometerFenceListener implements FenceListener {
     if (attempts > 1) {
       retries.increment(attempts - 1);
     }
+  }
+
+  /** Takes a released or lost lease off the held gauge; returns its tags. */
+  private Tags forget(FenceLease lease) {
+    Tags tags = tags(lease.fenceName(), lease.holderLabel());
+    Set<FenceLease> leases = held.get(tags);
+    if (leases != null) {
+      leases.remove(lease);
+    }
+    return tags;
   }
 
   private Set<FenceLease> heldSet(MeterRegistry r, Tags tags) {
