@@ -188,14 +188,25 @@ public final class WriterProcess {
     }
   }
 
-  private static PGSimpleDataSource unpooled(String url) {
+  /**
+   * @param url a JDBC URL
+   * @return an unpooled data source of the superuser there
+   */
+  public static PGSimpleDataSource unpooled(String url) {
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(url);
     ds.setUser("postgres");
     return ds;
   }
 
-  private static void awaitCommand(BufferedReader in, String command) throws IOException {
+  /**
+   * Reads standard input up to a line that is the command.
+   *
+   * @param in standard input
+   * @param command the line to wait for
+   * @throws IOException when the input ends first
+   */
+  public static void awaitCommand(BufferedReader in, String command) throws IOException {
     String line;
     while ((line = in.readLine()) != null) {
       if (line.equals(command)) {
@@ -205,7 +216,12 @@ public final class WriterProcess {
     throw new IOException("standard input closed before '" + command + "'");
   }
 
-  private static synchronized void say(String line) {
+  /**
+   * Prints a line to standard output and flushes it, one line at a time.
+   *
+   * @param line the line
+   */
+  public static synchronized void say(String line) {
     System.out.println(line);
     System.out.flush();
   }

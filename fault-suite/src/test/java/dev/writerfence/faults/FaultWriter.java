@@ -1,18 +1,19 @@
 package dev.writerfence.faults;
 
+import static dev.writerfence.testing.WriterProcess.awaitCommand;
+import static dev.writerfence.testing.WriterProcess.say;
+import static dev.writerfence.testing.WriterProcess.unpooled;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.ForkedJvm;
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A writer process for the fault suite: {@link WriterLoop} threads on a HikariCP pool of their own,
@@ -82,9 +83,9 @@ public final class FaultWriter {
       fence.status(args[2]); // connects and loads the driver before "ready"
       SectionLog log = new SectionLog(unpooled(args[6]), args[7]);
       say("ready");
-      await(in, "go");
+      awaitCommand(in, "go");
       WriterLoop loop = new WriterLoop(fence, args[2], ttl, log, writer, threads, maxHold);
-      await(in, "stop");
+      awaitCommand(in, "stop");
       WriterLoop.Outcome outcome = loop.stop();
       outcome.failures().forEach(Throwable::printStackTrace);
       fence.close();
@@ -107,27 +108,5 @@ public final class FaultWriter {
     config.addDataSourceProperty("connectTimeout", "2");
     config.addDataSourceProperty("ApplicationName", "writer-fence-fault-writer");
     return new HikariDataSource(config);
-  }
-
-  static DataSource unpooled(String url) {
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(url);
-    ds.setUser("postgres");
-    return ds;
-  }
-
-  private static void await(BufferedReader in, String command) throws IOException {
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.equals(command)) {
-        return;
-      }
-    }
-    throw new IOException("standard input closed before '" + command + "'");
-  }
-
-  private static synchronized void say(String line) {
-    System.out.println(line);
-    System.out.flush();
   }
 }
