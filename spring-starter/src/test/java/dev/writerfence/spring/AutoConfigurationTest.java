@@ -10,6 +10,7 @@ import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spring.actuate.WriterFenceEndpointWebExtension;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
@@ -34,6 +35,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
@@ -317,6 +319,26 @@ class AutoConfigurationTest {
                 switchable.restore();
               }
               assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+            });
+  }
+
+  @Test
+  void theEndpointAnswers503WithTheReasonWhenTheSchemaIsMissingAnd400ForABadName() {
+    String absent = "wf_absent_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    runner
+        .withPropertyValues(
+            "writer-fence.schema.name=" + absent,
+            "management.endpoints.web.exposure.include=writerfence")
+        .run(
+            context -> {
+              WriterFenceEndpointWebExtension web =
+                  context.getBean(WriterFenceEndpointWebExtension.class);
+              WebEndpointResponse<Object> all = web.leases();
+              assertThat(all.getStatus()).isEqualTo(503);
+              assertThat(String.valueOf(all.getBody()))
+                  .contains("'" + absent + "' is not installed");
+              assertThat(web.lease("corpus").getStatus()).isEqualTo(503);
+              assertThat(web.lease(" padded ").getStatus()).isEqualTo(400);
             });
   }
 

@@ -2,6 +2,7 @@ package dev.writerfence.spring.boot;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.spring.actuate.WriterFenceEndpoint;
+import dev.writerfence.spring.actuate.WriterFenceEndpointWebExtension;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.store.pg.PgLeaseStore;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -29,6 +30,13 @@ public class WriterFenceActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint(WriterFenceEndpoint.class)
     WriterFenceEndpoint writerFenceEndpoint(WriterFence fence) {
       return new WriterFenceEndpoint(fence);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(WriterFenceEndpoint.class)
+    WriterFenceEndpointWebExtension writerFenceEndpointWebExtension(WriterFenceEndpoint endpoint) {
+      return new WriterFenceEndpointWebExtension(endpoint);
     }
   }
 
