@@ -58,6 +58,13 @@ public final class SqlErrors {
 
   private static String unavailableMessage(String schema, String state, SQLException e) {
     String prefix = "writer-fence: cannot confirm a lease";
+    if (isPoolerStatementClash(state, e)) {
+      return prefix
+          + ": a prepared statement was lost or duplicated (SQLState "
+          + state
+          + "): the connection goes through a pooler in transaction mode (PgBouncer before"
+          + " 1.21); add prepareThreshold=0 to the JDBC URL";
+    }
     if (state.startsWith("08")
         || e instanceof SQLTransientConnectionException
         || e instanceof SQLNonTransientConnectionException) {
@@ -85,14 +92,23 @@ public final class SqlErrors {
               + " schema '"
               + schema
               + "' (FenceSchema grantTo, or '--grant-to ROLE')";
-      case "42P05", "26000" ->
-          prefix
-              + ": a prepared statement was lost or duplicated (SQLState "
-              + state
-              + "): the connection goes through a pooler in transaction mode (PgBouncer before"
-              + " 1.21); add prepareThreshold=0 to the JDBC URL";
       default -> prefix + " (SQLState " + state + "): " + e.getMessage();
     };
+  }
+
+  /**
+   * Server-side prepared statements that meet the wrong server session: 42P05 ({@code prepared
+   * statement "S_1" already exists}), 26000 (it does not exist), or 08P01 when a Bind names a
+   * statement prepared with other parameters ({@code bind message supplies 3 parameters, but
+   * prepared statement "S_1" requires 2}). All three are seen through PgBouncer in transaction mode
+   * with pgjdbc's default prepareThreshold.
+   */
+  private static boolean isPoolerStatementClash(String state, SQLException e) {
+    if ("42P05".equals(state) || "26000".equals(state)) {
+      return true;
+    }
+    String message = e.getMessage();
+    return "08P01".equals(state) && message != null && message.contains("prepared statement");
   }
 
   private static String firstLine(String message) {
