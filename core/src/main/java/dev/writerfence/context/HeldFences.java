@@ -1,9 +1,8 @@
 package dev.writerfence.context;
 
 import dev.writerfence.FenceLease;
-import java.util.ArrayDeque;
+import dev.writerfence.bootstrap.HeldFenceStack;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,14 +17,11 @@ import java.util.Optional;
  * fence name from another domain is another fence. A lease that is no longer valid (released, for
  * example by the guarded code itself) is not held, though its entry stays until its call ends.
  *
- * <p>Only the calling thread reads or changes its own stack, so no locking is needed.
+ * <p>The stack itself is {@link HeldFenceStack}, which the agent places in the bootstrap class
+ * loader: every copy of core in the JVM, and the agent's audit advice inside storage clients, then
+ * share it (DESIGN §6). Only the calling thread reads or changes its own stack.
  */
 public final class HeldFences {
-  private static final ThreadLocal<Deque<Held>> STACK = ThreadLocal.withInitial(ArrayDeque::new);
-
-  /** One hold: the domain its lease belongs to, and the lease. */
-  private record Held(Object domain, FenceLease lease) {}
-
   private HeldFences() {}
 
   /**
@@ -33,50 +29,42 @@ public final class HeldFences {
    * @return the innermost valid lease this thread holds on that name, in any domain
    */
   public static Optional<FenceLease> find(String fenceName) {
-    for (Held held : STACK.get()) {
-      if (held.lease().fenceName().equals(fenceName) && held.lease().isValid()) {
-        return Optional.of(held.lease());
-      }
-    }
-    return Optional.empty();
+    return find(null, fenceName);
   }
 
   /**
-   * @param domain the exclusion domain (the lease store), compared with {@code equals}
+   * @param domain the exclusion domain (the lease store), compared with {@code equals}; {@code
+   *     null} for any
    * @param fenceName the fence name
-   * @return the innermost valid lease this thread holds on that name in that domain
+   * @return the innermost valid lease of this copy of core that this thread holds on that name in
+   *     that domain
    */
   public static Optional<FenceLease> find(Object domain, String fenceName) {
-    for (Held held : STACK.get()) {
-      if (held.lease().fenceName().equals(fenceName)
-          && held.lease().isValid()
-          && held.domain().equals(domain)) {
-        return Optional.of(held.lease());
+    for (HeldFenceStack.Entry entry : HeldFenceStack.held()) {
+      if (entry.fenceName().equals(fenceName)
+          && entry.lease() instanceof FenceLease lease
+          && (domain == null || entry.domain().equals(domain))) {
+        return Optional.of(lease);
       }
     }
     return Optional.empty();
   }
 
   /**
-   * @return {@code true} when this thread holds any valid lease
+   * @return {@code true} when this thread holds any valid lease, pushed by any copy of core
    */
   public static boolean holdsAny() {
-    for (Held held : STACK.get()) {
-      if (held.lease().isValid()) {
-        return true;
-      }
-    }
-    return false;
+    return HeldFenceStack.holds(null);
   }
 
   /**
-   * @return the valid leases this thread holds, innermost first
+   * @return the valid leases of this copy of core that this thread holds, innermost first
    */
   public static List<FenceLease> held() {
     List<FenceLease> leases = new ArrayList<>();
-    for (Held held : STACK.get()) {
-      if (held.lease().isValid()) {
-        leases.add(held.lease());
+    for (HeldFenceStack.Entry entry : HeldFenceStack.held()) {
+      if (entry.lease() instanceof FenceLease lease) {
+        leases.add(lease);
       }
     }
     return List.copyOf(leases);
@@ -87,12 +75,13 @@ public final class HeldFences {
    *
    * @param domain the exclusion domain the lease belongs to (the lease store); never {@code null}
    * @param lease the acquired lease; never {@code null}
+   * @throws NullPointerException when either is {@code null}
    */
   public static void push(Object domain, FenceLease lease) {
     if (domain == null || lease == null) {
       throw new NullPointerException("domain and lease are required");
     }
-    STACK.get().push(new Held(domain, lease));
+    HeldFenceStack.push(new HeldFenceStack.Entry(lease.fenceName(), domain, lease, lease::isValid));
   }
 
   /**
@@ -101,10 +90,6 @@ public final class HeldFences {
    * @param lease a lease pushed earlier by this thread
    */
   public static void pop(FenceLease lease) {
-    Deque<Held> stack = STACK.get();
-    stack.removeIf(held -> held.lease() == lease);
-    if (stack.isEmpty()) {
-      STACK.remove();
-    }
+    HeldFenceStack.pop(lease);
   }
 }

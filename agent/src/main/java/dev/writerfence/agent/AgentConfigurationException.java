@@ -1,0 +1,15 @@
+package dev.writerfence.agent;
+
+/**
+ * A setting of the agent is unknown or breaks its rule; the message names it and what is allowed.
+ */
+public class AgentConfigurationException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * @param message names the setting, its value and what is allowed
+   */
+  public AgentConfigurationException(String message) {
+    super(message);
+  }
+}

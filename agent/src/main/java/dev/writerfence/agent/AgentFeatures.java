@@ -1,0 +1,12 @@
+package dev.writerfence.agent;
+
+import java.util.List;
+
+/** The features the agent knows, in the order they are installed. */
+final class AgentFeatures {
+  private AgentFeatures() {}
+
+  static List<AgentFeature> all() {
+    return List.of();
+  }
+}

@@ -1,0 +1,119 @@
+package dev.writerfence.agent;
+
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatchers;
+import net.bytebuddy.utility.JavaModule;
+
+/**
+ * The agent's entry points: {@code premain} for {@code -javaagent:writer-fence-agent.jar} at start,
+ * {@code agentmain} for attach at run time.
+ *
+ * <p>Bad settings stop the JVM from starting (premain throws): a legacy writer must not run
+ * unfenced because of a typo. A class that fails to instrument is reported once, in one line, and
+ * skipped; the host keeps running.
+ */
+public final class WriterFenceAgent {
+  private WriterFenceAgent() {}
+
+  /**
+   * Called by the JVM before {@code main}.
+   *
+   * @param agentArgs {@code null} or {@code config=FILE}
+   * @param instrumentation the JVM's instrumentation
+   * @throws AgentConfigurationException when a setting is unknown or bad
+   */
+  public static void premain(String agentArgs, Instrumentation instrumentation) {
+    start(agentArgs, instrumentation);
+  }
+
+  /**
+   * Called when the agent is attached to a running JVM. Classes loaded before are retransformed.
+   *
+   * @param agentArgs {@code null} or {@code config=FILE}
+   * @param instrumentation the JVM's instrumentation
+   * @throws AgentConfigurationException when a setting is unknown or bad
+   */
+  public static void agentmain(String agentArgs, Instrumentation instrumentation) {
+    start(agentArgs, instrumentation);
+  }
+
+  private static void start(String agentArgs, Instrumentation instrumentation) {
+    AgentSettings settings;
+    List<AgentFeature> enabled = new ArrayList<>();
+    try {
+      settings = AgentSettings.load(agentArgs, System.getProperties());
+      Set<String> known = new LinkedHashSet<>();
+      for (AgentFeature feature : AgentFeatures.all()) {
+        known.addAll(feature.keys());
+      }
+      settings.rejectUnknown(known);
+      for (AgentFeature feature : AgentFeatures.all()) {
+        if (feature.enabled(settings)) {
+          enabled.add(feature);
+        }
+      }
+    } catch (AgentConfigurationException e) {
+      AgentLog.info(e.getMessage());
+      throw e;
+    }
+    if (enabled.isEmpty()) {
+      AgentLog.info("nothing to do (settings from " + settings.source() + ")");
+      return;
+    }
+    try {
+      BootstrapJar.append(instrumentation);
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "writer-fence agent " + AgentLog.version() + ": cannot set up the held-fence state: " + e,
+          e);
+    }
+    AgentBuilder builder = baseBuilder();
+    for (AgentFeature feature : enabled) {
+      builder = feature.install(builder, settings, instrumentation);
+    }
+    builder.installOn(instrumentation);
+  }
+
+  private static AgentBuilder baseBuilder() {
+    return new AgentBuilder.Default()
+        .disableClassFormatChanges()
+        .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+        .with(AgentBuilder.TypeStrategy.Default.DECORATE)
+        .with(new FailureListener())
+        .ignore(
+            ElementMatchers.nameStartsWith("dev.writerfence.agent.")
+                .or(ElementMatchers.nameStartsWith("net.bytebuddy."))
+                .or(ElementMatchers.isSynthetic()));
+  }
+
+  /** Reports each class that fails to instrument once, in one line, and lets it load unchanged. */
+  private static final class FailureListener extends AgentBuilder.Listener.Adapter {
+    @Override
+    public void onError(
+        String typeName,
+        ClassLoader classLoader,
+        JavaModule module,
+        boolean loaded,
+        Throwable throwable) {
+      AgentLog.once(
+          typeName, "could not instrument " + typeName + ", left unchanged: " + throwable);
+    }
+
+    @Override
+    public void onTransformation(
+        TypeDescription typeDescription,
+        ClassLoader classLoader,
+        JavaModule module,
+        boolean loaded,
+        DynamicType dynamicType) {
+      // Quiet on success: a line per class would flood the host's output.
+    }
+  }
+}
