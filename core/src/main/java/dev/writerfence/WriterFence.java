@@ -307,26 +307,18 @@ public final class WriterFence implements AutoCloseable {
    * @throws Exception what {@code body} threw, with any release failure attached as suppressed
    */
   public <T> T call(FenceRequest request, Callable<T> body) throws Exception {
-    Objects.requireNonNull(request, "request");
     Objects.requireNonNull(body, "body");
-    if (HeldFences.find(store, request.fenceName()).isPresent()) {
-      return body.call();
-    }
-    FenceLease lease = acquire(request);
-    Throwable primary = null;
+    FencedCall call = enter(request);
+    T result;
     try {
-      HeldFences.push(store, lease);
-      return body.call();
+      result = body.call();
     } catch (Throwable t) {
-      primary = t;
+      call.exit(null, t, Object.class);
       throw t;
-    } finally {
-      // The hold ends with the call, also when the body released the lease itself.
-      HeldFences.pop(lease);
-      if (!lease.isReleased()) { // a lost lease too: its row may still carry our token
-        releaseAfter(lease, primary);
-      }
     }
+    // The result is handed back as it is, a stage too: only proceed() holds until a stage ends.
+    call.exit(null, null, Object.class);
+    return result;
   }
 
   /**
@@ -410,46 +402,42 @@ public final class WriterFence implements AutoCloseable {
   public Object proceed(
       FenceRequest request, Class<?> declaredReturnType, FencedInvocation invocation)
       throws Throwable {
-    Objects.requireNonNull(request, "request");
     Objects.requireNonNull(declaredReturnType, "declaredReturnType");
     Objects.requireNonNull(invocation, "invocation");
+    FencedCall call = enter(request);
+    Object result;
+    try {
+      result = invocation.proceed();
+    } catch (Throwable t) {
+      call.exit(null, t, declaredReturnType);
+      throw t;
+    }
+    return call.exit(result, null, declaredReturnType);
+  }
+
+  /**
+   * The enter half of a fenced call, for advice that runs before and after a method instead of
+   * around it (the agent's Byte Buddy advice). Inside a hold of the same fence name in this fence's
+   * domain the call joins that hold (no acquire); otherwise it acquires with busy retry and pushes
+   * the lease on the thread's held-fence stack. The caller must then call {@link FencedCall#exit}
+   * exactly once on this thread, whatever the method did.
+   *
+   * @param request the request; never {@code null}
+   * @return the call, to exit after the method; never {@code null}
+   * @throws WriterFenceBusyException when busy after the last attempt; the method must not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
+   *     the method must not run and the interrupt flag is still set
+   * @throws WriterFenceUnavailableException when the lease could not be confirmed; the method must
+   *     not run
+   */
+  public FencedCall enter(FenceRequest request) {
+    Objects.requireNonNull(request, "request");
     if (HeldFences.find(store, request.fenceName()).isPresent()) {
-      return invocation.proceed();
+      return FencedCall.JOINED;
     }
     FenceLease lease = acquire(request);
-    Throwable primary = null;
-    boolean releasedByStage = false;
-    try {
-      HeldFences.push(store, lease);
-      Object result = invocation.proceed();
-      if (result instanceof CompletionStage<?> stage) {
-        CompletableFuture<Object> afterRelease = new CompletableFuture<>();
-        stage.whenComplete(
-            (value, failure) -> {
-              if (!lease.isReleased()) {
-                releaseAfter(lease, failure);
-              }
-              if (failure != null) {
-                afterRelease.completeExceptionally(failure);
-              } else {
-                afterRelease.complete(value);
-              }
-            });
-        releasedByStage = true;
-        return declaredReturnType.isAssignableFrom(CompletableFuture.class) ? afterRelease : stage;
-      }
-      return result;
-    } catch (Throwable t) {
-      primary = t;
-      throw t;
-    } finally {
-      // The hold on this thread ends here; an asynchronous body keeps its lease until its stage
-      // completes, and a body that released the lease itself is not released again.
-      HeldFences.pop(lease);
-      if (!releasedByStage && !lease.isReleased()) {
-        releaseAfter(lease, primary);
-      }
-    }
+    HeldFences.push(store, lease);
+    return new FencedCall(this, lease);
   }
 
   /**
@@ -573,7 +561,7 @@ public final class WriterFence implements AutoCloseable {
   }
 
   /** Releases after the guarded code; never masks the code's own outcome. */
-  private void releaseAfter(FenceLease lease, Throwable primary) {
+  void releaseAfter(FenceLease lease, Throwable primary) {
     try {
       release(lease);
     } catch (RuntimeException e) {

@@ -57,6 +57,24 @@ public final class FencedMethods {
     return fence.proceed(request, method.getReturnType(), invocation);
   }
 
+  /**
+   * Parses an annotation that was read without reflection on the method (the agent reads it from
+   * the class file).
+   *
+   * @param annotation the annotation; never {@code null}
+   * @param where the annotated method, for the message
+   * @return the parsed annotation
+   * @throws IllegalArgumentException when an attribute breaks its rule, naming {@code where}
+   */
+  public static FencedMethod of(WriterFenced annotation, String where) {
+    try {
+      return new FencedMethod(annotation);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          e.getMessage() + " (in @WriterFenced on " + where + ")", e);
+    }
+  }
+
   private static Optional<FencedMethod> parse(Method method) {
     WriterFenced annotation = method.getAnnotation(WriterFenced.class);
     if (annotation == null && Modifier.isPublic(method.getModifiers())) {
@@ -65,12 +83,7 @@ public final class FencedMethods {
     if (annotation == null) {
       return Optional.empty();
     }
-    try {
-      return Optional.of(new FencedMethod(annotation));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          e.getMessage() + " (in @WriterFenced on " + method.toGenericString() + ")", e);
-    }
+    return Optional.of(of(annotation, method.toGenericString()));
   }
 
   /** One annotated method: its name template and the request values that do not vary. */
