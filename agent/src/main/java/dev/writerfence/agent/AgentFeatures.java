@@ -1,5 +1,6 @@
 package dev.writerfence.agent;
 
+import dev.writerfence.agent.audit.AuditFeature;
 import java.util.List;
 
 /** The features the agent knows, in the order they are installed. */
@@ -7,6 +8,6 @@ final class AgentFeatures {
   private AgentFeatures() {}
 
   static List<AgentFeature> all() {
-    return List.of();
+    return List.of(new AuditFeature());
   }
 }

@@ -1,0 +1,28 @@
+package dev.writerfence.agent.audit;
+
+import dev.writerfence.agent.AgentConfigurationException;
+import java.util.Locale;
+
+/** {@code writer-fence.audit.mode}: what happens to a storage write made while no fence is held. */
+public enum AuditMode {
+  /** Not audited; no storage client is instrumented. */
+  OFF,
+  /** Reported once per call site, in the JSON report and the summary at exit. */
+  LOG,
+  /** Reported as in {@link #LOG}, and refused with {@code UnfencedWriteException}. */
+  ENFORCE;
+
+  /**
+   * @param value the setting's value, case-insensitive
+   * @return the mode
+   * @throws AgentConfigurationException naming the value and the allowed ones
+   */
+  public static AuditMode parse(String value) {
+    try {
+      return valueOf(value.strip().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new AgentConfigurationException(
+          "writer-fence agent: audit.mode '" + value + "' is not allowed; use off, log or enforce");
+    }
+  }
+}

@@ -1,0 +1,127 @@
+package dev.writerfence.agent.audit;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.writerfence.agent.AgentLog;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The audit's outputs: the JSON report file and the one-paragraph summary logged at exit.
+ *
+ * <p>The report is one object: {@code agent} (version), {@code mode}, {@code written_at}
+ * (ISO-8601), {@code pid}, {@code unfenced_writes} (an array, one object per call site, sorted by
+ * client, operation and call site, with {@code client}, {@code operation}, {@code bucket}, {@code
+ * key} (both {@code null} when unknown), {@code thread}, {@code call_site}, {@code required_fence}
+ * ({@code null} for any), {@code count}, {@code refused}, {@code first_seen}) and {@code
+ * total_unfenced_writes}.
+ */
+final class AuditReport {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private AuditReport() {}
+
+  /**
+   * Writes the report atomically (a temporary file in the same directory, then a move), so a reader
+   * never sees half a report.
+   *
+   * @param recorder what was recorded
+   * @param file where to write; its directory is created when missing
+   * @throws IOException when the file cannot be written
+   */
+  static void write(AuditRecorder recorder, Path file) throws IOException {
+    Path dir = file.toAbsolutePath().getParent();
+    Files.createDirectories(dir);
+    Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
+    try (OutputStream out = Files.newOutputStream(tmp);
+        JsonGenerator json = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+      json.useDefaultPrettyPrinter();
+      write(recorder, json);
+    }
+    try {
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+
+  private static void write(AuditRecorder recorder, JsonGenerator json) throws IOException {
+    List<UnfencedWrite> writes = recorder.writes();
+    long total = 0;
+    json.writeStartObject();
+    json.writeStringField("agent", AgentLog.version());
+    json.writeStringField("mode", recorder.mode().name().toLowerCase(Locale.ROOT));
+    json.writeStringField("written_at", Instant.now().toString());
+    json.writeNumberField("pid", ProcessHandle.current().pid());
+    json.writeArrayFieldStart("unfenced_writes");
+    for (UnfencedWrite w : writes) {
+      long count = w.count.get();
+      total += count;
+      json.writeStartObject();
+      json.writeStringField("client", w.client);
+      json.writeStringField("operation", w.operation);
+      json.writeStringField("bucket", w.bucket);
+      json.writeStringField("key", w.key);
+      json.writeStringField("thread", w.thread);
+      json.writeStringField("call_site", w.callSite);
+      json.writeStringField("required_fence", w.requiredFence);
+      json.writeNumberField("count", count);
+      json.writeNumberField("refused", w.refused.get());
+      json.writeStringField("first_seen", w.firstSeen.toString());
+      json.writeEndObject();
+    }
+    json.writeEndArray();
+    json.writeNumberField("total_unfenced_writes", total);
+    json.writeEndObject();
+  }
+
+  /**
+   * @param recorder what was recorded
+   * @return the summary: one line with the totals, then one line per call site
+   */
+  static String summary(AuditRecorder recorder) {
+    List<UnfencedWrite> writes = recorder.writes();
+    long total = writes.stream().mapToLong(w -> w.count.get()).sum();
+    StringBuilder text =
+        new StringBuilder("audit (")
+            .append(recorder.mode().name().toLowerCase(Locale.ROOT))
+            .append("): ")
+            .append(total)
+            .append(total == 1 ? " unfenced write" : " unfenced writes")
+            .append(" at ")
+            .append(writes.size())
+            .append(writes.size() == 1 ? " call site" : " call sites")
+            .append(" (pid ")
+            .append(ProcessHandle.current().pid())
+            .append(')');
+    for (UnfencedWrite w : writes) {
+      text.append(System.lineSeparator())
+          .append("  ")
+          .append(w.count.get())
+          .append("x ")
+          .append(w.client)
+          .append(' ')
+          .append(w.operation)
+          .append(" bucket=")
+          .append(w.bucket)
+          .append(" key=")
+          .append(w.key)
+          .append(" at ")
+          .append(w.callSite)
+          .append(" [")
+          .append(w.thread)
+          .append(']');
+      if (w.refused.get() > 0) {
+        text.append(" refused ").append(w.refused.get());
+      }
+    }
+    return text.toString();
+  }
+}

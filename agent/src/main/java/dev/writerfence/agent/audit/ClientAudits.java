@@ -1,0 +1,16 @@
+package dev.writerfence.agent.audit;
+
+import dev.writerfence.agent.audit.s3v2.AwsS3V2Audit;
+import java.util.List;
+
+/** The audited storage clients, in the order they are installed. Add a new client here. */
+public final class ClientAudits {
+  private ClientAudits() {}
+
+  /**
+   * @return every client instrumentation; never {@code null}
+   */
+  public static List<ClientAudit> all() {
+    return List.of(new AwsS3V2Audit());
+  }
+}

@@ -1,0 +1,47 @@
+package dev.writerfence.agent.audit;
+
+import java.lang.reflect.Method;
+
+/**
+ * The bucket (or volume) and object key (or path) of one write.
+ *
+ * @param bucket the bucket or volume; {@code null} when unknown
+ * @param key the object key or path; {@code null} when unknown
+ */
+public record WriteTarget(String bucket, String key) {
+  /** Neither is known. */
+  public static final WriteTarget UNKNOWN = new WriteTarget(null, null);
+
+  /**
+   * Reads {@code bucket()} and {@code key()} (or {@code getBucketName()}/{@code getKey()}), when
+   * the object has them, by reflection: the agent cannot link against the client's classes, which
+   * may live in a class loader it does not see. Also covers request types that name their target
+   * {@code destinationBucket()}/{@code destinationKey()} (copies).
+   *
+   * @param target a request object or {@code null}
+   * @return what it names; {@link #UNKNOWN} when it has neither
+   */
+  public static WriteTarget reflect(Object target) {
+    if (target == null) {
+      return UNKNOWN;
+    }
+    String bucket = firstText(target, "destinationBucket", "bucket", "getBucketName", "getBucket");
+    String key = firstText(target, "destinationKey", "key", "getKey", "getName");
+    return new WriteTarget(bucket, key);
+  }
+
+  private static String firstText(Object target, String... names) {
+    for (String name : names) {
+      try {
+        Method method = target.getClass().getMethod(name);
+        Object value = method.invoke(target);
+        if (value != null) {
+          return value.toString();
+        }
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        // Not this one; the next name, or unknown.
+      }
+    }
+    return null;
+  }
+}
