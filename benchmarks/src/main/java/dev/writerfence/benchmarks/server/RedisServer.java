@@ -1,6 +1,8 @@
 package dev.writerfence.benchmarks.server;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -10,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Debian's redis-server on 127.0.0.1 for the Redisson row, when it is installed: no persistence (a
@@ -86,19 +89,53 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
-   * Commands the server has processed so far ({@code INFO stats}, {@code
-   * total_commands_processed}); the {@code INFO} command that asks counts itself.
+   * Counts the commands clients send while {@code work} runs, from the server's {@code MONITOR}
+   * feed: commands a Lua script runs inside the server (shown there as {@code [0 lua]}) are not
+   * round trips and are not counted.
    *
-   * @return the count
+   * @param work what to observe
+   * @return commands received from clients over the network
    */
-  public long commandsProcessed() {
-    String info = command("INFO stats");
-    for (String line : info.split("\r\n")) {
-      if (line.startsWith("total_commands_processed:")) {
-        return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+  public long clientCommandsDuring(Runnable work) {
+    try (Socket monitor = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      monitor.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
+      monitor.getOutputStream().flush();
+      BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(monitor.getInputStream(), StandardCharsets.US_ASCII));
+      if (!in.readLine().startsWith("+OK")) {
+        throw new IllegalStateException("MONITOR refused");
       }
+      AtomicLong count = new AtomicLong();
+      String marker = "MARK-" + System.nanoTime();
+      Thread reader =
+          new Thread(
+              () -> {
+                try {
+                  for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    if (line.contains(marker)) {
+                      return;
+                    }
+                    if (!line.contains(" lua]")) {
+                      count.incrementAndGet();
+                    }
+                  }
+                } catch (IOException e) {
+                  // the monitor socket closed: the count ends there
+                }
+              },
+              "redis-monitor");
+      reader.start();
+      work.run();
+      command("ECHO " + marker); // the feed's end marker, seen after every command before it
+      reader.join(TimeUnit.SECONDS.toMillis(10));
+      return count.get();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
-    throw new IllegalStateException("no total_commands_processed in INFO stats: " + info);
   }
 
   private boolean ping() {

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the benchmarks against an embedded PostgreSQL (fsync and synchronous_commit on) and, when
+# installed, Debian's redis-server, both on 127.0.0.1; then writes tables and charts.
+#
+#   benchmarks/run.sh --quick   under 5 minutes on 2 cores  -> docs/benchmarks/quick, docs/benchmarks.md
+#   benchmarks/run.sh --full    longer; speed-first server beside -> docs/benchmarks/full, docs/benchmarks.md
+#   benchmarks/run.sh --smoke   seconds per benchmark, no fork (CI) -> benchmarks/target/smoke
+#
+# BENCH_BUILD=module builds only this module against the writer-fence jars already installed in
+# ~/.m2 (for work in a checkout where others build too); the default builds it with its upstream
+# modules from this checkout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+plan="${1:-}"
+case "$plan" in
+  --smoke) out=benchmarks/target/smoke; doc="" ;;
+  --quick) out=docs/benchmarks/quick; doc=docs/benchmarks.md ;;
+  --full) out=docs/benchmarks/full; doc=docs/benchmarks.md ;;
+  *) echo "usage: benchmarks/run.sh --smoke|--quick|--full" >&2; exit 2 ;;
+esac
+
+mvn_args=(-q -B -ntp package -DskipTests -Dspotless.check.skip=true)
+if [ "${BENCH_BUILD:-reactor}" = module ]; then
+  mvn "${mvn_args[@]}" -o -pl benchmarks
+else
+  mvn "${mvn_args[@]}" -pl benchmarks -am
+fi
+
+cp="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
+exec java -cp "$cp" -Djava.awt.headless=true dev.writerfence.benchmarks.BenchmarkMain "$plan" "$out" $doc

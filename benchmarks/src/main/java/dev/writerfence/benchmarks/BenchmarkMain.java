@@ -1,0 +1,186 @@
+package dev.writerfence.benchmarks;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.writerfence.benchmarks.jmh.ContentionBenchmark;
+import dev.writerfence.benchmarks.jmh.CycleBenchmark;
+import dev.writerfence.benchmarks.jmh.ScaleBenchmark;
+import dev.writerfence.benchmarks.jmh.WeavingBenchmark;
+import dev.writerfence.benchmarks.measure.ContentionRecord;
+import dev.writerfence.benchmarks.measure.RoundTrips;
+import dev.writerfence.benchmarks.measure.TableGrowth;
+import dev.writerfence.benchmarks.peers.BenchTarget;
+import dev.writerfence.benchmarks.peers.LockBackend;
+import dev.writerfence.benchmarks.report.Environment;
+import dev.writerfence.benchmarks.report.Report;
+import dev.writerfence.benchmarks.server.BenchDatabase;
+import dev.writerfence.benchmarks.server.RedisServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs one plan end to end: starts the durable PostgreSQL (and zonky's speed-first one beside it in
+ * the full plan) and redis-server when installed, runs every JMH benchmark against them, counts
+ * round trips, measures table growth, then writes the tables and charts ({@link Report}).
+ *
+ * <p>Usage: {@code BenchmarkMain --smoke|--quick|--full OUT_DIR [DOC]}: raw JMH JSON and the other
+ * measurements go to {@code OUT_DIR}; {@code DOC}, when given, is the Markdown file whose results
+ * section is rewritten.
+ */
+public final class BenchmarkMain {
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private BenchmarkMain() {}
+
+  /**
+   * @param args the plan, the output directory, and optionally the Markdown report to update
+   * @throws Exception whatever stops the run; it exits non-zero then
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length < 2) {
+      throw new IllegalArgumentException(
+          "usage: BenchmarkMain --smoke|--quick|--full OUT_DIR [DOC]");
+    }
+    Plan plan = Plan.of(args[0]);
+    Path out = Path.of(args[1]).toAbsolutePath();
+    Files.createDirectories(out);
+    try (var stale = Files.newDirectoryStream(out, "*.{json,png}")) {
+      for (Path p : stale) {
+        Files.delete(p); // only this run's results may be charted together
+      }
+    }
+    long started = System.nanoTime();
+    Optional<RedisServer> redis = RedisServer.startIfInstalled();
+    try (BenchDatabase durable = BenchDatabase.start(true)) {
+      BenchTarget target =
+          new BenchTarget(durable.jdbcUrl(), redis.map(RedisServer::url).orElse(null));
+      Environment.write(out, plan, durable, redis.isPresent());
+      runPlan(plan, target, out);
+      step("round trips");
+      JSON.writeValue(
+          out.resolve("roundtrips.json").toFile(),
+          RoundTrips.count(target, redis.orElse(null), plan.roundTripCycles()));
+      if (!plan.speedFirst()) {
+        step("table growth (durable server)");
+        JSON.writeValue(
+            out.resolve("growth.json").toFile(),
+            TableGrowth.measure(target, plan.growthCycles(), "durable"));
+      }
+    } finally {
+      redis.ifPresent(RedisServer::close);
+    }
+    if (plan.speedFirst()) {
+      try (BenchDatabase fast = BenchDatabase.start(false)) {
+        BenchTarget target = new BenchTarget(fast.jdbcUrl(), null);
+        Environment.writeSpeedFirst(out, fast);
+        step("cycle, speed-first server");
+        jmh(plan, target, out, "cycle-speedfirst.json", CycleBenchmark.class, 1)
+            .param("backend", pgBackends())
+            .run();
+        step("table growth (speed-first server)");
+        JSON.writeValue(
+            out.resolve("growth.json").toFile(),
+            TableGrowth.measure(target, plan.growthCycles(), "speed-first (fsync off)"));
+      }
+    }
+    step("report");
+    Report.write(out, args.length > 2 ? Path.of(args[2]) : null);
+    System.out.printf(
+        "benchmarks (%s) took %d s; results in %s%n",
+        plan.name(), (System.nanoTime() - started) / 1_000_000_000L, out);
+  }
+
+  private static void runPlan(Plan plan, BenchTarget target, Path out) throws Exception {
+    List<String> cycleBackends = new ArrayList<>(List.of(pgBackends()));
+    if (target.redisUrl() != null) {
+      cycleBackends.add(LockBackend.Kind.REDISSON.id());
+    }
+    for (int threads : plan.cycleThreads()) {
+      step("cycle, " + threads + " thread(s)");
+      jmh(plan, target, out, "cycle-t" + threads + ".json", CycleBenchmark.class, threads)
+          .param("backend", cycleBackends.toArray(String[]::new))
+          .run();
+    }
+    for (int threads : plan.contentionThreads()) {
+      step("contention, " + threads + " thread(s)");
+      jmh(plan, target, out, "contention-t" + threads + ".json", ContentionBenchmark.class, threads)
+          .param("backend", plan.contentionBackends().toArray(String[]::new))
+          .run();
+    }
+    step("scale of names");
+    jmh(plan, target, out, "scale.json", ScaleBenchmark.class, 1)
+        .param("names", plan.scaleNames().toArray(String[]::new))
+        .run();
+    step("weaving, no database");
+    jmh(plan, target, out, "weaving.json", WeavingBenchmark.class, 1).run();
+  }
+
+  private static String[] pgBackends() {
+    return new String[] {
+      LockBackend.Kind.LEASE.id(),
+      LockBackend.Kind.ADVISORY.id(),
+      LockBackend.Kind.SHEDLOCK.id(),
+      LockBackend.Kind.JDBC_LOCK_REGISTRY.id(),
+      LockBackend.Kind.RAW_FLOOR.id()
+    };
+  }
+
+  /** A JMH run of one benchmark class, as the plan says, writing its JSON into {@code out}. */
+  private static Jmh jmh(
+      Plan plan, BenchTarget target, Path out, String file, Class<?> benchmark, int threads) {
+    List<String> props = new ArrayList<>();
+    props.add("-D" + BenchTarget.JDBC_URL + "=" + target.jdbcUrl());
+    props.add("-D" + ContentionRecord.OUT_DIR + "=" + out);
+    if (target.redisUrl() != null) {
+      props.add("-D" + BenchTarget.REDIS_URL + "=" + target.redisUrl());
+    }
+    // With no fork the benchmarks run in this JVM and read the same values from here.
+    System.setProperty(BenchTarget.JDBC_URL, target.jdbcUrl());
+    System.setProperty(ContentionRecord.OUT_DIR, out.toString());
+    if (target.redisUrl() != null) {
+      System.setProperty(BenchTarget.REDIS_URL, target.redisUrl());
+    } else {
+      System.clearProperty(BenchTarget.REDIS_URL);
+    }
+    props.add("-Xmx1g");
+    ChainedOptionsBuilder options =
+        new OptionsBuilder()
+            .include("\\." + benchmark.getSimpleName() + "\\.")
+            .forks(plan.forks())
+            .threads(threads)
+            .warmupIterations(plan.warmups())
+            .warmupTime(TimeValue.seconds(plan.warmupSeconds()))
+            .measurementIterations(plan.iterations())
+            .measurementTime(TimeValue.seconds(plan.iterationSeconds()))
+            .jvmArgsAppend(props.toArray(String[]::new))
+            .shouldFailOnError(true)
+            .resultFormat(ResultFormatType.JSON)
+            .result(out.resolve(file).toString());
+    return new Jmh(options);
+  }
+
+  /** Options being built for one JMH run. */
+  private record Jmh(ChainedOptionsBuilder options) {
+    Jmh param(String name, String... values) {
+      options.param(name, values);
+      return this;
+    }
+
+    void run() throws Exception {
+      new Runner(options.build()).run();
+    }
+  }
+
+  private static void step(String what) {
+    System.out.println("== " + what);
+  }
+}
