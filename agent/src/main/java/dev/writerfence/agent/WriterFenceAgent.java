@@ -8,6 +8,7 @@ import java.util.Set;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.loading.ClassInjector;
 import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 
@@ -45,6 +46,7 @@ public final class WriterFenceAgent {
   }
 
   private static void start(String agentArgs, Instrumentation instrumentation) {
+    keepByteBuddyOffUnsafe();
     AgentSettings settings;
     List<AgentFeature> enabled = new ArrayList<>();
     try {
@@ -79,6 +81,21 @@ public final class WriterFenceAgent {
       builder = feature.install(builder, settings, instrumentation);
     }
     builder.installOn(instrumentation);
+  }
+
+  /**
+   * Byte Buddy reaches for {@code sun.misc.Unsafe} when its class injector first loads, which Java
+   * 24 and later answer with a warning on standard error; the agent inlines its advice and injects
+   * no classes, so it needs no Unsafe. Byte Buddy's switch is the {@code net.bytebuddy.safe} system
+   * property, renamed by relocation: this constant becomes the relocated name in the shaded jar, so
+   * the switch reaches the agent's copy only, never the application's own Byte Buddy. A value the
+   * user set is kept.
+   */
+  private static void keepByteBuddyOffUnsafe() {
+    String property = ClassInjector.UsingUnsafe.SAFE_PROPERTY;
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, "true");
+    }
   }
 
   private static AgentBuilder baseBuilder() {
