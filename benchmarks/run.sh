@@ -7,8 +7,9 @@
 #   benchmarks/run.sh --smoke   seconds per benchmark, no fork (CI) -> benchmarks/target/smoke
 #
 # BENCH_BUILD=module builds only this module against the writer-fence jars already installed in
-# ~/.m2 (for work in a checkout where others build too); the default builds it with its upstream
-# modules from this checkout.
+# ~/.m2 (for work in a checkout where others build too); BENCH_BUILD=none uses what the last
+# `mvn verify` of the whole project built (CI); the default builds it with its upstream modules
+# from this checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,11 +22,11 @@ case "$plan" in
 esac
 
 mvn_args=(-q -B -ntp package -DskipTests -Dspotless.check.skip=true)
-if [ "${BENCH_BUILD:-reactor}" = module ]; then
-  mvn "${mvn_args[@]}" -o -pl benchmarks
-else
-  mvn "${mvn_args[@]}" -pl benchmarks -am
-fi
+case "${BENCH_BUILD:-reactor}" in
+  none) ;;
+  module) mvn "${mvn_args[@]}" -pl benchmarks ;;
+  *) mvn "${mvn_args[@]}" -pl benchmarks -am ;;
+esac
 
 cp="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
 exec java -cp "$cp" -Djava.awt.headless=true dev.writerfence.benchmarks.BenchmarkMain "$plan" "$out" $doc

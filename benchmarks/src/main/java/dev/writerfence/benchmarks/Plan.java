@@ -18,7 +18,7 @@ import java.util.List;
  * @param contentionBackends backends of the contention benchmark
  * @param scaleNames name counts of the scale benchmark
  * @param roundTripCycles cycles counted per backend for the round trips
- * @param growthCycles cycles on one name for the table growth
+ * @param growthCycles cycles on one name for the table growth (on the speed-first server)
  * @param speedFirst whether the cycle benchmark also runs on zonky's speed-first server
  */
 public record Plan(
@@ -59,15 +59,15 @@ public record Plan(
           "quick",
           1,
           1,
-          2,
+          1,
           3,
           2,
           List.of(1),
           List.of(1, 2, 8, 32, 64),
           List.of("lease"),
           List.of("1", "10000", "1000000"),
-          200,
-          10_000,
+          50,
+          20_000,
           false);
 
   /** Longer iterations, two forks, every PostgreSQL backend under contention, 10^6 cycles. */

@@ -72,7 +72,7 @@ public class ContentionBenchmark {
 
   /** One contender: its counters, and its own backend where the library needs one per holder. */
   @State(Scope.Thread)
-  @AuxCounters(AuxCounters.Type.EVENTS)
+  @AuxCounters(AuxCounters.Type.OPERATIONS)
   public static class Outcomes {
     /** Successful critical sections in this iteration. */
     public long won;
