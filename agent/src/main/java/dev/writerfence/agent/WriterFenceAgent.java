@@ -119,8 +119,9 @@ public final class WriterFenceAgent {
         JavaModule module,
         boolean loaded,
         Throwable throwable) {
-      AgentLog.once(
-          typeName, "could not instrument " + typeName + ", left unchanged: " + throwable);
+      // One line, whatever the message holds: hosts often parse their standard error by line.
+      String cause = String.valueOf(throwable).replaceAll("\\s*\\R\\s*", " ");
+      AgentLog.once(typeName, "could not instrument " + typeName + ", left unchanged: " + cause);
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 
 /**
  * One {@code java} process run to its end, with or without the real agent jar: the JDK, class path,
@@ -79,9 +80,24 @@ final class AgentJvm {
   }
 
   AgentJvm main(Class<?> mainClass, String... arguments) {
-    launch.add(mainClass.getName());
+    return main(mainClass.getName(), arguments);
+  }
+
+  AgentJvm main(String mainClass, String... arguments) {
+    launch.add(mainClass);
     args.addAll(List.of(arguments));
     return this;
+  }
+
+  /**
+   * @return the agent's version, as its manifest states it and its log lines print it
+   */
+  static String agentVersion() {
+    try (JarFile jar = new JarFile(AGENT_JAR.toFile())) {
+      return jar.getManifest().getMainAttributes().getValue("Implementation-Version");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**
