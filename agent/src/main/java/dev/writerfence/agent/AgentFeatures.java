@@ -1,6 +1,7 @@
 package dev.writerfence.agent;
 
 import dev.writerfence.agent.audit.AuditFeature;
+import dev.writerfence.agent.fence.FenceFeature;
 import java.util.List;
 
 /** The features the agent knows, in the order they are installed. */
@@ -8,6 +9,6 @@ final class AgentFeatures {
   private AgentFeatures() {}
 
   static List<AgentFeature> all() {
-    return List.of(new AuditFeature());
+    return List.of(new FenceFeature(), new AuditFeature());
   }
 }

@@ -78,12 +78,27 @@ public final class ForkedJvm implements AutoCloseable {
    * @return the running process
    */
   public static ForkedJvm start(List<String> jvmOptions, Class<?> mainClass, String... args) {
+    return start(jvmOptions, testClassPath(), mainClass.getName(), args);
+  }
+
+  /**
+   * Starts a main class on a class path of the caller's choice, for example an application that
+   * must not see the test class path (a legacy jar run with an agent only).
+   *
+   * @param jvmOptions options placed before the main class, such as {@code -javaagent:...}
+   * @param classPath the whole class path
+   * @param mainClass the main class's binary name
+   * @param args its arguments
+   * @return the running process
+   */
+  public static ForkedJvm start(
+      List<String> jvmOptions, String classPath, String mainClass, String... args) {
     List<String> command = new ArrayList<>();
     command.add(javaBinary());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(testClassPath());
-    command.add(mainClass.getName());
+    command.add(classPath);
+    command.add(mainClass);
     command.addAll(List.of(args));
     try {
       Path stderr = Files.createTempFile("writer-fence-forked-", ".stderr");
@@ -91,8 +106,8 @@ public final class ForkedJvm implements AutoCloseable {
           new ProcessBuilder(command)
               .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()))
               .start();
-      return new ForkedJvm(
-          mainClass.getSimpleName() + " " + String.join(" ", args), process, stderr);
+      String simpleName = mainClass.substring(mainClass.lastIndexOf('.') + 1);
+      return new ForkedJvm(simpleName + " " + String.join(" ", args), process, stderr);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command, e);
     }

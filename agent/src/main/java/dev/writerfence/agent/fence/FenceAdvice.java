@@ -1,0 +1,53 @@
+package dev.writerfence.agent.fence;
+
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+
+/**
+ * The advice inlined into fenced methods: one enter part, and an exit part per kind of return type.
+ * Stateless; it only hands over to {@link FenceDispatch}, which the application's class loaders
+ * reach through the system class path. An exception from the enter part (busy, unavailable, a bad
+ * fence name) leaves the method before its body runs, and no exit part runs then.
+ */
+final class FenceAdvice {
+  /** The key under which the spec of the instrumented method is registered. */
+  static final String KEY = "#t.#m#d";
+
+  private FenceAdvice() {}
+
+  /** Acquires, or joins a hold of the same fence name on this thread. */
+  static final class Enter {
+    private Enter() {}
+
+    @Advice.OnMethodEnter
+    static Object enter(@Advice.Origin(KEY) String key, @Advice.AllArguments Object[] args) {
+      return FenceDispatch.enter(key, args);
+    }
+  }
+
+  /** For methods returning {@code void} or a primitive: the result needs no replacing. */
+  static final class PlainExit {
+    private PlainExit() {}
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class)
+    static void exit(@Advice.Enter Object entered, @Advice.Thrown Throwable thrown) {
+      FenceDispatch.exit(entered, null, thrown);
+    }
+  }
+
+  /**
+   * For methods returning a reference: a returned stage keeps the lease until it completes, and the
+   * caller may get a future that completes after the release.
+   */
+  static final class ReturningExit {
+    private ReturningExit() {}
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class)
+    static void exit(
+        @Advice.Enter Object entered,
+        @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned,
+        @Advice.Thrown Throwable thrown) {
+      returned = FenceDispatch.exit(entered, returned, thrown);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package dev.writerfence.agent.fence;
+
+import dev.writerfence.FencedCall;
+import dev.writerfence.WriterFence;
+import dev.writerfence.bootstrap.HeldFenceStack;
+import dev.writerfence.config.WriterFenceSettings;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the inlined fence advice calls. Public and on the system class path (the agent jar), so the
+ * advice resolves it from any application class loader by parent delegation; its methods take and
+ * return JDK types only.
+ *
+ * <p>The specs of instrumented methods are registered when their classes are transformed, under the
+ * key the advice passes ({@code type.method(descriptor)}). The {@link WriterFence} is built on the
+ * first fenced call, once; its leases are released by core's JVM shutdown hook.
+ */
+public final class FenceDispatch {
+  private static final Map<String, FenceSpec> SPECS = new ConcurrentHashMap<>();
+  private static volatile Properties settings;
+  private static volatile WriterFence fence;
+
+  private FenceDispatch() {}
+
+  /**
+   * @param fenceSettings the {@code writer-fence.*} settings core's {@link WriterFenceSettings}
+   *     reads (prefixed keys)
+   */
+  static void configure(Properties fenceSettings) {
+    settings = fenceSettings;
+  }
+
+  static void register(String key, FenceSpec spec) {
+    SPECS.put(key, spec);
+  }
+
+  /**
+   * The enter advice: acquires the fence of the method (or joins a hold of the same fence name on
+   * this thread), before the method's body runs.
+   *
+   * @param key the instrumented method, {@code type.method(descriptor)}
+   * @param args the call's arguments
+   * @return the entered call, to hand to {@link #exit}
+   * @throws dev.writerfence.WriterFenceBusyException when busy after the last attempt
+   * @throws dev.writerfence.WriterFenceUnavailableException when the lease cannot be confirmed
+   * @throws IllegalArgumentException when the fence name cannot be resolved, or a setting or the
+   *     method's {@code @WriterFenced} breaks its rule
+   * @throws IllegalStateException when no spec was registered for {@code key} (cannot happen for
+   *     advice the agent inlined)
+   */
+  public static Object enter(String key, Object[] args) {
+    FenceSpec spec = SPECS.get(key);
+    if (spec == null) {
+      throw new IllegalStateException(
+          "writer-fence agent: no fence is known for " + key + "; the method does not run");
+    }
+    WriterFence f = fence();
+    var request = spec.request(args, f.defaultRetryPolicy());
+    if (HeldFenceStack.holds(request.fenceName())) {
+      // This thread holds the name already, maybe through the application's own copy of core
+      // (Spring AOP, AspectJ, the API): run inside that hold rather than contend with it.
+      return null;
+    }
+    return new Entered(f.enter(request), spec.exitReturnType());
+  }
+
+  /**
+   * The exit advice: ends the hold and releases, or leaves the release to a returned stage.
+   *
+   * @param entered what {@link #enter} returned
+   * @param returned the method's result; {@code null} for {@code void}, a primitive or a throw
+   * @param thrown what the method threw, or {@code null}; a release failure is attached to it as
+   *     suppressed
+   * @return the result the caller must see (a future that completes after the release, for a stage)
+   */
+  public static Object exit(Object entered, Object returned, Throwable thrown) {
+    if (!(entered instanceof Entered e)) {
+      return returned;
+    }
+    return e.call().exit(returned, thrown, e.returnType());
+  }
+
+  private static WriterFence fence() {
+    WriterFence f = fence;
+    if (f != null) {
+      return f;
+    }
+    synchronized (FenceDispatch.class) {
+      if (fence == null) {
+        // Built on the first fenced call: premain sets up no JDBC, retry or logging. A failure
+        // here fails this call (the method does not run) and the next call tries again.
+        WriterFenceSettings s = WriterFenceSettings.fromProperties(settings, java.util.Set.of());
+        fence = s.buildFence(s.dataSource());
+      }
+      return fence;
+    }
+  }
+
+  private record Entered(FencedCall call, Class<?> returnType) {}
+}

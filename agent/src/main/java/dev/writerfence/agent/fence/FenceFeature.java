@@ -1,0 +1,188 @@
+package dev.writerfence.agent.fence;
+
+import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
+import static net.bytebuddy.matcher.ElementMatchers.isAnnotatedWith;
+import static net.bytebuddy.matcher.ElementMatchers.isBootstrapClassLoader;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+
+import dev.writerfence.agent.AgentConfigurationException;
+import dev.writerfence.agent.AgentFeature;
+import dev.writerfence.agent.AgentLog;
+import dev.writerfence.agent.AgentSettings;
+import dev.writerfence.config.WriterFenceSettings;
+import java.lang.instrument.Instrumentation;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.matcher.ElementMatchers;
+
+/**
+ * Fences methods of code that cannot be recompiled: those that {@code fence.methods} names, and
+ * those carrying {@code @WriterFenced} that the AspectJ aspect did not weave. A legacy method gets
+ * what an annotated one gets (try-semantics, busy retry, re-entrancy, release with the minted
+ * token, fail closed) from core's {@link dev.writerfence.FencedCall}, through inlined advice.
+ *
+ * <p>On when {@code fence.methods} or {@code datasource.url} is set. Premain only parses and checks
+ * the settings and registers the matchers; the fence (JDBC, retry, logging) is built on the first
+ * fenced call.
+ */
+public final class FenceFeature implements AgentFeature {
+  private static final String METHODS = "fence.methods";
+  private static final String FENCE_NAME = "fence-name";
+  private static final ElementMatcher.Junction<TypeDescription> PLATFORM =
+      nameStartsWith("java.")
+          .or(nameStartsWith("javax."))
+          .or(nameStartsWith("jdk."))
+          .or(nameStartsWith("sun."))
+          .or(nameStartsWith("com.sun."))
+          .or(nameStartsWith("dev.writerfence.agent."));
+
+  /** Creates the feature; {@link dev.writerfence.agent.AgentFeatures} lists it. */
+  public FenceFeature() {}
+
+  @Override
+  public Set<String> keys() {
+    Set<String> keys = new TreeSet<>(WriterFenceSettings.KEYS);
+    keys.add(METHODS);
+    keys.add(FENCE_NAME);
+    return keys;
+  }
+
+  @Override
+  public boolean enabled(AgentSettings settings) {
+    boolean on = settings.get(METHODS).isPresent() || settings.get("datasource.url").isPresent();
+    if (on) {
+      check(settings);
+    }
+    return on;
+  }
+
+  @Override
+  public AgentBuilder install(
+      AgentBuilder builder, AgentSettings settings, Instrumentation instrumentation) {
+    List<MethodPattern> patterns = patterns(settings);
+    FenceDispatch.configure(fenceSettings(settings));
+    FenceTargets targets = new FenceTargets(patterns);
+    reportNeverLoadedAtExit(targets);
+    AgentLog.info(
+        "fencing "
+            + (patterns.isEmpty()
+                ? "no fence.methods entries"
+                : patterns.size() + " fence.methods entries")
+            + " and the @WriterFenced methods that AspectJ did not weave; the fence connects on the"
+            + " first fenced call");
+    ElementMatcher.Junction<TypeDescription> annotated =
+        isAnnotatedWith(named(FenceTargets.ANNOTATION))
+            .or(declaresMethod(isAnnotatedWith(named(FenceTargets.ANNOTATION))));
+    ElementMatcher.Junction<TypeDescription> types =
+        targets.configuredClasses().isEmpty()
+            ? not(PLATFORM).and(annotated)
+            : namedOneOf(targets.configuredClasses().toArray(String[]::new))
+                .or(not(PLATFORM).and(annotated));
+    return builder
+        .type(types, not(isBootstrapClassLoader()))
+        .transform((b, type, loader, module, domain) -> instrument(b, type, targets));
+  }
+
+  private static DynamicType.Builder<?> instrument(
+      DynamicType.Builder<?> builder, TypeDescription type, FenceTargets targets) {
+    Map<MethodDescription, FenceSpec> fenced = targets.fencedMethods(type);
+    ElementMatcher.Junction<MethodDescription> plain = ElementMatchers.none();
+    ElementMatcher.Junction<MethodDescription> returning = ElementMatchers.none();
+    for (Map.Entry<MethodDescription, FenceSpec> e : fenced.entrySet()) {
+      MethodDescription m = e.getKey();
+      FenceDispatch.register(FenceTargets.key(type, m), e.getValue());
+      if (m.getReturnType().isPrimitive()) { // void included
+        plain = plain.or(ElementMatchers.is(m));
+      } else {
+        returning = returning.or(ElementMatchers.is(m));
+      }
+    }
+    return builder
+        .visit(Advice.to(FenceAdvice.Enter.class, FenceAdvice.PlainExit.class).on(plain))
+        .visit(Advice.to(FenceAdvice.Enter.class, FenceAdvice.ReturningExit.class).on(returning));
+  }
+
+  /** Checks what premain can check without JDBC: the patterns, the data source, every value. */
+  private static void check(AgentSettings settings) {
+    patterns(settings);
+    if (settings.get("datasource.url").isEmpty()) {
+      throw new AgentConfigurationException(
+          "writer-fence agent: fence.methods is set but datasource.url is not: without a database"
+              + " no lease can be confirmed; set datasource.url=jdbc:postgresql://HOST:PORT/DB");
+    }
+    try {
+      WriterFenceSettings s = WriterFenceSettings.fromProperties(fenceSettings(settings), Set.of());
+      String url = s.get("datasource.url").orElseThrow();
+      if (!url.startsWith("jdbc:postgresql:")) {
+        throw new IllegalArgumentException(
+            "writer-fence: datasource.url '" + url + "' is not allowed: a jdbc:postgresql: URL");
+      }
+      s.retryPolicy();
+      s.queryTimeout();
+      s.get("ttl").ifPresent(v -> WriterFenceSettings.duration("ttl", v));
+      s.get("renew-interval")
+          .filter(v -> !v.equals("off"))
+          .ifPresent(v -> WriterFenceSettings.duration("renew-interval", v));
+      String backend = s.get("backend").orElse("lease");
+      if (!backend.equals("lease") && !backend.equals("advisory")) {
+        throw new IllegalArgumentException(
+            "writer-fence: backend '" + backend + "' is not allowed: lease or advisory");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new AgentConfigurationException("writer-fence agent: " + e.getMessage());
+    }
+  }
+
+  private static List<MethodPattern> patterns(AgentSettings settings) {
+    Optional<String> methods = settings.get(METHODS);
+    return methods.isEmpty()
+        ? List.of()
+        : MethodPattern.parseAll(methods.get(), settings.get(FENCE_NAME));
+  }
+
+  /** The settings core reads, under its {@code writer-fence.} prefix. */
+  private static Properties fenceSettings(AgentSettings settings) {
+    Properties p = new Properties();
+    settings
+        .asMap()
+        .forEach(
+            (k, v) -> {
+              if (WriterFenceSettings.KEYS.contains(k)) {
+                p.setProperty(WriterFenceSettings.PREFIX + k, v);
+              }
+            });
+    return p;
+  }
+
+  /** Entries whose class was never loaded cannot be judged before the JVM ends: say so then. */
+  private static void reportNeverLoadedAtExit(FenceTargets targets) {
+    if (targets.configuredClasses().isEmpty()) {
+      return;
+    }
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  for (String entry : targets.entriesOfClassesNeverLoaded()) {
+                    AgentLog.info(
+                        "fence.methods entry '"
+                            + entry
+                            + "' fenced nothing: its class was never loaded in this JVM");
+                  }
+                },
+                "writer-fence-agent-unmatched"));
+  }
+}

@@ -1,0 +1,157 @@
+package dev.writerfence.agent.fence;
+
+import dev.writerfence.agent.AgentLog;
+import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.weaving.FencedMethods;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import net.bytebuddy.description.annotation.AnnotationDescription;
+import net.bytebuddy.description.annotation.AnnotationList;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+
+/**
+ * Decides, when a class is transformed, which of its methods are fenced and how: the {@code
+ * fence.methods} entries naming the class first, then {@code @WriterFenced} on a method or on the
+ * class (its public methods). A method the AspectJ aspect already wove (ajc leaves a {@code
+ * <method>_aroundBody<N>} sibling) is left alone, so no call is fenced twice.
+ */
+final class FenceTargets {
+  /** Matched by name, never by class literal: the application's copy of the annotation counts. */
+  static final String ANNOTATION = "dev.writerfence.annotation.WriterFenced";
+
+  private final Map<String, List<MethodPattern>> patternsByClass = new LinkedHashMap<>();
+  private final Set<String> classesSeen = ConcurrentHashMap.newKeySet();
+
+  FenceTargets(List<MethodPattern> patterns) {
+    for (MethodPattern p : patterns) {
+      patternsByClass.computeIfAbsent(p.className(), k -> new ArrayList<>()).add(p);
+    }
+  }
+
+  /**
+   * @return the exact class names that {@code fence.methods} names
+   */
+  Set<String> configuredClasses() {
+    return patternsByClass.keySet();
+  }
+
+  /**
+   * @param type the class being transformed
+   * @return its methods to fence, each with its spec, in declaration order
+   */
+  Map<MethodDescription, FenceSpec> fencedMethods(TypeDescription type) {
+    Map<MethodDescription, FenceSpec> fenced = new LinkedHashMap<>();
+    List<MethodPattern> patterns = patternsByClass.getOrDefault(type.getName(), List.of());
+    if (!patterns.isEmpty()) {
+      classesSeen.add(type.getName());
+    }
+    for (MethodPattern pattern : patterns) {
+      boolean matched = false;
+      for (MethodDescription m : type.getDeclaredMethods()) {
+        if (fenceable(m) && pattern.matchesMethod(m.getName())) {
+          matched = true;
+          if (!wovenByAspectJ(type, m)) {
+            fenced.putIfAbsent(m, FenceSpec.configured(where(type, m), pattern, returnsFuture(m)));
+          }
+        }
+      }
+      if (!matched) {
+        AgentLog.once(
+            "unmatched:" + pattern.text(),
+            "fence.methods entry '"
+                + pattern.text()
+                + "' matches no method declared in "
+                + type.getName()
+                + ": nothing is fenced for it");
+      }
+    }
+    AnnotationDescription onType = writerFenced(type.getDeclaredAnnotations());
+    for (MethodDescription m : type.getDeclaredMethods()) {
+      if (fenced.containsKey(m) || !fenceable(m) || wovenByAspectJ(type, m)) {
+        continue;
+      }
+      AnnotationDescription a = writerFenced(m.getDeclaredAnnotations());
+      if (a == null && m.isPublic()) {
+        a = onType;
+      }
+      if (a != null) {
+        fenced.put(m, annotated(type, m, a));
+      }
+    }
+    return fenced;
+  }
+
+  /**
+   * @return the {@code fence.methods} entries whose class was never transformed
+   */
+  List<String> entriesOfClassesNeverLoaded() {
+    List<String> never = new ArrayList<>();
+    patternsByClass.forEach(
+        (className, patterns) -> {
+          if (!classesSeen.contains(className)) {
+            patterns.forEach(p -> never.add(p.text()));
+          }
+        });
+    return never;
+  }
+
+  /** The key the advice passes for {@code m}: see {@link FenceAdvice#KEY}. */
+  static String key(TypeDescription type, MethodDescription m) {
+    return type.getName() + "." + m.getInternalName() + m.getDescriptor();
+  }
+
+  private static FenceSpec annotated(
+      TypeDescription type, MethodDescription m, AnnotationDescription a) {
+    String where = where(type, m);
+    try {
+      WriterFenced annotation = a.prepare(WriterFenced.class).load();
+      return FenceSpec.annotated(where, FencedMethods.of(annotation, where), returnsFuture(m));
+    } catch (IllegalArgumentException e) {
+      AgentLog.once("broken:" + where, e.getMessage() + "; calls of it fail and it never runs");
+      return FenceSpec.broken(where, e);
+    }
+  }
+
+  private static AnnotationDescription writerFenced(AnnotationList annotations) {
+    for (AnnotationDescription a : annotations) {
+      if (a.getAnnotationType().getName().equals(ANNOTATION)) {
+        return a;
+      }
+    }
+    return null;
+  }
+
+  private static boolean fenceable(MethodDescription m) {
+    return m.isMethod() && !m.isAbstract() && !m.isNative() && !m.isSynthetic() && !m.isBridge();
+  }
+
+  /** ajc moves a woven method's body to {@code <name>_aroundBody<N>}; the aspect fences it. */
+  private static boolean wovenByAspectJ(TypeDescription type, MethodDescription m) {
+    String prefix = m.getName() + "_aroundBody";
+    for (MethodDescription other : type.getDeclaredMethods()) {
+      String name = other.getName();
+      if (name.startsWith(prefix)
+          && name.length() > prefix.length()
+          && Character.isDigit(name.charAt(prefix.length()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the return type can hold a {@link CompletableFuture}, read without loading it. */
+  private static boolean returnsFuture(MethodDescription m) {
+    TypeDescription r = m.getReturnType().asErasure();
+    return !r.isPrimitive() && r.isAssignableFrom(CompletableFuture.class);
+  }
+
+  private static String where(TypeDescription type, MethodDescription m) {
+    return type.getName() + "#" + m.getName() + m.getDescriptor();
+  }
+}

@@ -1,0 +1,123 @@
+package dev.writerfence.agent.fence;
+
+import dev.writerfence.FenceArguments;
+import dev.writerfence.agent.AgentConfigurationException;
+import dev.writerfence.weaving.FenceNameTemplate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * One entry of {@code fence.methods}: {@code CLASS#METHOD[=FENCE[/HOLDER]]}. {@code CLASS} is an
+ * exact binary class name ({@code com.acme.Outer$Inner}); {@code METHOD} a method name in which
+ * {@code *} stands for any run of characters; {@code FENCE} a fence name or template ({@code
+ * corpus:{0}}) and {@code HOLDER} a holder label, split at the last {@code /}. Without {@code =}
+ * the fence name is the {@code fence-name} setting; without {@code /} the holder is the {@code
+ * holder} setting.
+ *
+ * @param text the entry as written, for messages
+ * @param className the exact binary class name
+ * @param methodGlob the method name, {@code *} as wildcard
+ * @param fenceName the fence name or template
+ * @param holderLabel the holder label, or {@code null} for the fence's default
+ */
+record MethodPattern(
+    String text,
+    String className,
+    String methodGlob,
+    FenceNameTemplate fenceName,
+    String holderLabel) {
+  private static final Pattern CLASS_NAME =
+      Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*");
+  private static final Pattern METHOD_GLOB = Pattern.compile("[\\p{L}\\p{N}_$*]+");
+
+  /**
+   * @param value the {@code fence.methods} setting: entries separated by commas
+   * @param defaultFenceName the {@code fence-name} setting
+   * @return the entries in order; never empty
+   * @throws AgentConfigurationException naming the entry and the allowed form when one is bad
+   */
+  static List<MethodPattern> parseAll(String value, Optional<String> defaultFenceName) {
+    List<MethodPattern> patterns = new ArrayList<>();
+    for (String entry : value.split(",", -1)) {
+      patterns.add(parse(entry.strip(), defaultFenceName));
+    }
+    return List.copyOf(patterns);
+  }
+
+  static MethodPattern parse(String entry, Optional<String> defaultFenceName) {
+    int eq = entry.indexOf('=');
+    String target = eq < 0 ? entry : entry.substring(0, eq).strip();
+    int hash = target.indexOf('#');
+    if (hash < 0) {
+      throw bad(entry, "it has no '#' between the class and the method");
+    }
+    String className = target.substring(0, hash).strip();
+    String methodGlob = target.substring(hash + 1).strip();
+    if (!CLASS_NAME.matcher(className).matches()) {
+      throw bad(entry, "'" + className + "' is not a binary class name such as com.acme.Uploader");
+    }
+    if (!METHOD_GLOB.matcher(methodGlob).matches()) {
+      throw bad(entry, "'" + methodGlob + "' is not a method name ('*' matches any characters)");
+    }
+    String fence;
+    String holder = null;
+    if (eq < 0) {
+      fence =
+          defaultFenceName.orElseThrow(
+              () ->
+                  bad(entry, "it names no fence (…=FENCE) and the setting fence-name is not set"));
+    } else {
+      String spec = entry.substring(eq + 1).strip();
+      int slash = spec.lastIndexOf('/');
+      fence = slash < 0 ? spec : spec.substring(0, slash).strip();
+      holder = slash < 0 ? null : spec.substring(slash + 1).strip();
+    }
+    try {
+      return new MethodPattern(
+          entry,
+          className,
+          methodGlob,
+          FenceNameTemplate.parse(fence),
+          holder == null ? null : FenceArguments.holderLabel(holder));
+    } catch (IllegalArgumentException e) {
+      throw bad(entry, e.getMessage());
+    }
+  }
+
+  /**
+   * @param methodName a method's name
+   * @return {@code true} when the glob matches it
+   */
+  boolean matchesMethod(String methodName) {
+    return glob(methodGlob, 0, methodName, 0);
+  }
+
+  /** {@code *} matches any run of characters, every other character itself. */
+  private static boolean glob(String glob, int g, String name, int n) {
+    if (g == glob.length()) {
+      return n == name.length();
+    }
+    char c = glob.charAt(g);
+    if (c == '*') {
+      for (int i = n; i <= name.length(); i++) {
+        if (glob(glob, g + 1, name, i)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    return n < name.length() && name.charAt(n) == c && glob(glob, g + 1, name, n + 1);
+  }
+
+  private static AgentConfigurationException bad(String entry, String why) {
+    return new AgentConfigurationException(
+        "writer-fence agent: fence.methods entry '"
+            + entry
+            + "' is not allowed: "
+            + why
+            + "; write CLASS#METHOD[=FENCE[/HOLDER]], for example"
+            + " com.acme.sync.Uploader#upload*=corpus/upload");
+  }
+}
