@@ -223,6 +223,50 @@ class SqlContractTest extends FenceTestSupport {
     assertThat(installed.acquire(name, UUID.randomUUID(), "after", 30)).isEqualTo(1L);
   }
 
+  @Test
+  void releaseCommitsWithoutAFlushOfItsOwnWhileAcquireAndRenewKeepTheSessionsSetting()
+      throws Exception {
+    UUID holder = UUID.randomUUID();
+    try (Connection c = DB.dataSource().getConnection()) {
+      try (PreparedStatement ps = c.prepareStatement("SET synchronous_commit = on")) {
+        ps.execute(); // the test server's default is off; a production session's is on
+      }
+      c.setAutoCommit(false);
+      assertThat(call(c, "SELECT " + SCHEMA + ".acquire(?, ?, 'h', 30)", name, holder))
+          .isEqualTo("1");
+      assertThat(synchronousCommit(c))
+          .as("acquire must be durable when it answers")
+          .isEqualTo("on");
+      call(c, "SELECT " + SCHEMA + ".renew(?, ?, 30)", name, holder);
+      assertThat(synchronousCommit(c)).as("renew must be durable when it answers").isEqualTo("on");
+      assertThat(call(c, "SELECT " + SCHEMA + ".release(?, ?)", name, holder)).isEqualTo("t");
+      assertThat(synchronousCommit(c)).as("the release's own transaction").isEqualTo("off");
+      c.commit();
+      assertThat(synchronousCommit(c)).as("the session after that transaction").isEqualTo("on");
+    }
+    assertThat(sql.state(name)).isEqualTo("free");
+  }
+
+  private static String call(Connection c, String query, String fenceName, UUID holder)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(query)) {
+      ps.setString(1, fenceName);
+      ps.setObject(2, holder);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  private static String synchronousCommit(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SHOW synchronous_commit");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
   private LeaseStatus statusRow() {
     return status(fence());
   }
