@@ -22,7 +22,7 @@ class FatJarCompatIT {
             FixtureJars.jar("boot-app-plain", Map.of(), BootApp.class), BootApp.class);
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.agentOn())
+            .withAgent(CompatRuns.bothFeatures(BootApp.class))
             .jar(fat, EmbeddedDatabase.get().jdbcUrl(), FenceNames.random("boot"))
             .run();
     assertThat(r.exitStatus()).as(r.describe()).isZero();
@@ -32,6 +32,7 @@ class FatJarCompatIT {
             "app-loader org.springframework.boot.loader.launch.LaunchedClassLoader",
             "stack-loader bootstrap",
             "core-held true",
+            "inside-held true",
             "after-held false")
         .last()
         .isEqualTo("done");

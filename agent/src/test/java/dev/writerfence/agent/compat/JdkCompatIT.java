@@ -23,11 +23,11 @@ class JdkCompatIT {
   void fencesAndStartsCleanlyOnJava17() {
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.agentOn())
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
             .classPath(app)
             .main(CompatApp.class)
             .run();
-    CompatRuns.assertStartedCleanly(r);
+    CompatRuns.assertFencedAndClean(r);
     assertThat(r.stdout()).as(r.describe()).contains("java 17", "class-file-bridge false");
   }
 
@@ -38,11 +38,11 @@ class JdkCompatIT {
         "Java 25 is not installed at " + AgentJvm.JAVA_25 + "; this run needs it");
     AgentJvm.Result r =
         AgentJvm.on(AgentJvm.JAVA_25)
-            .withAgent(CompatRuns.agentOn())
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
             .classPath(app)
             .main(CompatApp.class)
             .run();
-    CompatRuns.assertStartedCleanly(r);
+    CompatRuns.assertFencedAndClean(r);
     // The relocated multi-release tree is what Java 25 loads Byte Buddy's bridge from.
     assertThat(r.stdout()).as(r.describe()).contains("java 25", "class-file-bridge true");
   }

@@ -16,13 +16,13 @@ class OlderByteBuddyCompatIT {
   void applicationKeepsItsOwnOlderByteBuddy() {
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.agentOn())
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
             .classPath(
                 FixtureJars.jar("legacy-app", Map.of(), OlderByteBuddyApp.class, CompatApp.class),
                 FixtureJars.lib("byte-buddy-older.jar"))
             .main(OlderByteBuddyApp.class)
             .run();
-    CompatRuns.assertStartedCleanly(r);
+    CompatRuns.assertFencedAndClean(r);
     assertThat(r.stdout())
         .as(r.describe())
         .contains("made made by the application's byte-buddy")

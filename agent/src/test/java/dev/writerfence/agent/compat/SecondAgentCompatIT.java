@@ -34,7 +34,7 @@ class SecondAgentCompatIT {
   void bothAgentsTransformWhenWriterFenceComesFirst() {
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.agentOn())
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
             .option("-javaagent:" + otherAgent)
             .classPath(app)
             .main(CompatApp.class)
@@ -47,7 +47,7 @@ class SecondAgentCompatIT {
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
             .option("-javaagent:" + otherAgent)
-            .withAgent(CompatRuns.agentOn())
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
             .classPath(app)
             .main(CompatApp.class)
             .run();
@@ -55,7 +55,7 @@ class SecondAgentCompatIT {
   }
 
   private static void assertBothWorked(AgentJvm.Result r) {
-    CompatRuns.assertStartedCleanly(r);
+    CompatRuns.assertFencedAndClean(r);
     assertThat(r.stdout())
         .as(r.describe())
         .contains("other-agent installed", "greeting hello +other-agent");
