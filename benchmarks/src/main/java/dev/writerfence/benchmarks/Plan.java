@@ -81,7 +81,7 @@ public record Plan(
           5,
           List.of(1, 4),
           List.of(1, 2, 8, 32, 64),
-          List.of("lease", "advisory", "shedlock", "jdbcLockRegistry"),
+          List.of("lease", "advisory", "shedlock", "jdbcLockRegistry", "rawFloor"),
           List.of("1", "10000", "1000000"),
           1000,
           1_000_000,

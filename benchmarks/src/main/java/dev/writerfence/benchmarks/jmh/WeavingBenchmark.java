@@ -24,13 +24,15 @@ import org.springframework.aop.framework.ProxyFactory;
  * {@code direct} is {@code WriterFence.call} by hand; {@code aspectj} and {@code springAop} are an
  * {@code @WriterFenced} call woven by ajc and through the Spring starter's advisor. Their
  * difference to {@code direct} is the weaving overhead; {@code plain} is the unfenced call.
+ * Sampled, so that the report can use the median: on a shared machine a mean takes in every time
+ * slice the benchmark thread waited for a core, the median mostly does not.
  *
  * <p>The agent's row is not here yet: the agent's fence feature (fencing methods named in its
  * configuration) had not landed in {@code agent/} when this was written. TODO: add {@code agent} (a
  * forked JVM with {@code -javaagent:agent/target/writer-fence-agent.jar}) once it has.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
+@BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class WeavingBenchmark {
   private static final FenceRequest REQUEST =

@@ -34,6 +34,15 @@ final class JmhResults {
       JsonNode node) {
 
     /**
+     * @param p a percentile as JMH names it, e.g. {@code 50.0}
+     * @return the primary metric's value at it (sample mode only), or NaN when absent
+     */
+    double percentile(String p) {
+      JsonNode m = node.path("primaryMetric").path("scorePercentiles").path(p);
+      return m.isNumber() ? m.asDouble() : Double.NaN;
+    }
+
+    /**
      * @param name an auxiliary counter, e.g. {@code won}
      * @return its score, or NaN when absent
      */
