@@ -13,11 +13,14 @@ import javax.management.StandardMBean;
 
 /**
  * The audit's report and summary: written at exit by a shutdown hook, and on demand through the
- * MBean {@value #OBJECT_NAME}.
+ * MBean {@code dev.writerfence:type=Audit}.
  */
 final class AuditControl implements AuditControlMBean {
-  /** The MBean's name. */
-  static final String OBJECT_NAME = "dev.writerfence:type=Audit";
+  /**
+   * The MBean's name, {@code dev.writerfence:type=Audit}. Built at run time: the shaded jar's
+   * relocation rewrites every string constant that starts with the project's package name.
+   */
+  static final String OBJECT_NAME = CallSites.PROJECT + ":type=Audit";
 
   private final AuditRecorder recorder;
   private final Optional<Path> report;

@@ -1,7 +1,7 @@
 package dev.writerfence.agent.audit;
 
 /**
- * The audit over JMX, as {@value AuditControl#OBJECT_NAME}: the report on demand, without a signal
+ * The audit over JMX, as {@code dev.writerfence:type=Audit}: the report on demand, without a signal
  * and without waiting for the JVM to exit.
  */
 public interface AuditControlMBean {

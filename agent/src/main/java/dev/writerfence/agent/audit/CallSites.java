@@ -12,6 +12,12 @@ import java.util.Optional;
  * started it.
  */
 final class CallSites {
+  /**
+   * The project's root package, {@code dev.writerfence}. Built at run time, because the shaded
+   * jar's relocation rewrites every string constant that starts with it.
+   */
+  static final String PROJECT = String.join(".", "dev", "writerfence");
+
   /** Frames never taken for the application's: the JDK, writer-fence, frameworks around it. */
   private static final List<String> ALWAYS_SKIPPED =
       List.of(
@@ -27,20 +33,21 @@ final class CallSites {
           "org.aspectj.",
           "io.netty.",
           "org.reactivestreams.",
-          "reactor.",
-          "dev.writerfence.agent.",
-          "dev.writerfence.bootstrap.",
-          "dev.writerfence.audit.",
-          "dev.writerfence.aspectj.",
-          "dev.writerfence.context.",
-          "dev.writerfence.config.",
-          "dev.writerfence.retry.",
-          "dev.writerfence.store.",
-          "dev.writerfence.weaving.",
-          "dev.writerfence.spring.");
+          "reactor.");
 
-  /** The package of core's public API ({@code WriterFence}, {@code FencedCall}...). */
-  private static final String CORE_PACKAGE = "dev.writerfence";
+  /** writer-fence's own packages below {@link #PROJECT} (the agent, core, its weavers). */
+  private static final List<String> PROJECT_PACKAGES =
+      List.of(
+          "agent",
+          "bootstrap",
+          "audit",
+          "aspectj",
+          "context",
+          "config",
+          "retry",
+          "store",
+          "weaving",
+          "spring");
 
   private final String[] skipped;
 
@@ -49,6 +56,9 @@ final class CallSites {
    */
   CallSites(List<String> libraryPackages) {
     List<String> all = new ArrayList<>(ALWAYS_SKIPPED);
+    for (String p : PROJECT_PACKAGES) {
+      all.add(PROJECT + "." + p + ".");
+    }
     all.addAll(libraryPackages);
     this.skipped = all.toArray(new String[0]);
   }
@@ -81,7 +91,7 @@ final class CallSites {
       return false; // generated proxies and lambdas forms (Spring CGLIB, Byte Buddy, JDK)
     }
     int lastDot = className.lastIndexOf('.');
-    if (lastDot > 0 && className.substring(0, lastDot).equals(CORE_PACKAGE)) {
+    if (lastDot > 0 && className.substring(0, lastDot).equals(PROJECT)) {
       return false;
     }
     for (String prefix : skipped) {
