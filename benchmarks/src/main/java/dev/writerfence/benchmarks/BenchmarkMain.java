@@ -2,10 +2,12 @@ package dev.writerfence.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.writerfence.benchmarks.jmh.AgentWeavingBenchmark;
 import dev.writerfence.benchmarks.jmh.ContentionBenchmark;
 import dev.writerfence.benchmarks.jmh.CycleBenchmark;
 import dev.writerfence.benchmarks.jmh.ScaleBenchmark;
 import dev.writerfence.benchmarks.jmh.WeavingBenchmark;
+import dev.writerfence.benchmarks.measure.AgentStartup;
 import dev.writerfence.benchmarks.measure.ContentionRecord;
 import dev.writerfence.benchmarks.measure.RoundTrips;
 import dev.writerfence.benchmarks.measure.TableGrowth;
@@ -37,6 +39,12 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * section is rewritten.
  */
 public final class BenchmarkMain {
+  /** The agent jar {@code mvn package -pl agent} builds, from the checkout's root. */
+  static final Path AGENT_JAR = Path.of("agent/target/writer-fence-agent.jar");
+
+  /** Where the agent module's test classes (its StartupCost harness) are compiled. */
+  static final Path AGENT_TEST_CLASSES = Path.of("agent/target/test-classes");
+
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -120,6 +128,24 @@ public final class BenchmarkMain {
         .run();
     step("weaving, no database");
     jmh(plan, target, out, "weaving.json", WeavingBenchmark.class, 1).run();
+    if (plan.forks() > 0 && Files.isRegularFile(AGENT_JAR)) {
+      step("weaving through the agent, no database");
+      jmh(
+              plan,
+              target,
+              out,
+              "weaving-agent.json",
+              AgentWeavingBenchmark.class,
+              1,
+              "-javaagent:" + AGENT_JAR.toAbsolutePath(),
+              // turns the agent's fence feature on; never connected to (AgentNoopFence)
+              "-Dwriter-fence.datasource.url=jdbc:postgresql://127.0.0.1:9/unused")
+          .run();
+    }
+    if (Files.isRegularFile(AGENT_JAR) && Files.isDirectory(AGENT_TEST_CLASSES)) {
+      step("agent start-up (the agent module's StartupCost harness)");
+      AgentStartup.measure(AGENT_JAR, AGENT_TEST_CLASSES, plan.startupRuns(), out);
+    }
   }
 
   private static String[] pgBackends() {
@@ -134,8 +160,14 @@ public final class BenchmarkMain {
 
   /** A JMH run of one benchmark class, as the plan says, writing its JSON into {@code out}. */
   private static Jmh jmh(
-      Plan plan, BenchTarget target, Path out, String file, Class<?> benchmark, int threads) {
-    List<String> props = new ArrayList<>();
+      Plan plan,
+      BenchTarget target,
+      Path out,
+      String file,
+      Class<?> benchmark,
+      int threads,
+      String... jvmArgs) {
+    List<String> props = new ArrayList<>(List.of(jvmArgs));
     props.add("-D" + BenchTarget.JDBC_URL + "=" + target.jdbcUrl());
     props.add("-D" + ContentionRecord.OUT_DIR + "=" + out);
     if (target.redisUrl() != null) {

@@ -20,6 +20,7 @@ import java.util.List;
  * @param roundTripCycles cycles counted per backend for the round trips
  * @param growthCycles cycles on one name for the table growth (on the speed-first server)
  * @param speedFirst whether the cycle benchmark also runs on zonky's speed-first server
+ * @param startupRuns runs with and without the agent for its start-up cost
  */
 public record Plan(
     String name,
@@ -34,7 +35,8 @@ public record Plan(
     List<String> scaleNames,
     int roundTripCycles,
     long growthCycles,
-    boolean speedFirst) {
+    boolean speedFirst,
+    int startupRuns) {
 
   /** Seconds per benchmark, no fork: proves the benchmarks still run (CI). */
   public static final Plan SMOKE =
@@ -51,7 +53,8 @@ public record Plan(
           List.of("1", "10000"),
           20,
           2_000,
-          false);
+          false,
+          1);
 
   /** Under 5 minutes on 2 cores. */
   public static final Plan QUICK =
@@ -68,7 +71,8 @@ public record Plan(
           List.of("1", "10000", "1000000"),
           50,
           20_000,
-          false);
+          false,
+          5);
 
   /** Longer iterations, two forks, every PostgreSQL backend under contention, 10^6 cycles. */
   public static final Plan FULL =
@@ -85,7 +89,8 @@ public record Plan(
           List.of("1", "10000", "1000000"),
           1000,
           1_000_000,
-          true);
+          true,
+          15);
 
   /**
    * @param arg {@code --smoke}, {@code --quick} or {@code --full}

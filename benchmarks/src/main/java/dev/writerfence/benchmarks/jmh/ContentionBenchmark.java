@@ -80,6 +80,12 @@ public class ContentionBenchmark {
     /** Attempts that found the lock busy in this iteration. */
     public long busy;
 
+    /**
+     * Attempts that ended in an exception (the fence's unavailable: the database could not answer
+     * in time, e.g. a lock timeout on a row other contenders were changing): neither won nor busy.
+     */
+    public long unavailable;
+
     private final ContentionRecord.Tally tally = new ContentionRecord.Tally();
     private LockBackend backend;
     private LockBackend own;
@@ -103,6 +109,7 @@ public class ContentionBenchmark {
     public void reset(IterationParams iteration) {
       won = 0;
       busy = 0;
+      unavailable = 0;
       tally.measuring(iteration.getType() == IterationType.MEASUREMENT);
     }
 
@@ -124,7 +131,13 @@ public class ContentionBenchmark {
   @Benchmark
   public void attempt(ContentionBenchmark bench, Outcomes outcomes) {
     long start = System.nanoTime();
-    boolean taken = outcomes.backend.cycle(bench.name, CriticalSection.EMPTY);
+    boolean taken;
+    try {
+      taken = outcomes.backend.cycle(bench.name, CriticalSection.EMPTY);
+    } catch (RuntimeException e) {
+      outcomes.unavailable++; // fail closed: counted, and the contender tries again
+      return;
+    }
     long nanos = System.nanoTime() - start;
     if (taken) {
       outcomes.won++;
