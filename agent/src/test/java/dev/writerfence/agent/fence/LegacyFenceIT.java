@@ -95,6 +95,31 @@ class LegacyFenceIT {
   }
 
   @Test
+  void C13_methodReturningAFutureKeepsTheLeaseUntilItCompletes() {
+    Path config = config("fence.methods=com.acme.sync.Uploader#upload*=" + fence + "/async");
+    Path impatient =
+        config(
+            "fence.methods=com.acme.sync.Uploader#upload*=" + fence + "/other",
+            "retry.max-attempts=2",
+            "retry.initial-interval=20ms");
+    try (ForkedJvm app = LegacyJvm.start(config, bucket);
+        ForkedJvm other = LegacyJvm.start(impatient, bucket)) {
+      app.send("upload-later late");
+      assertThat(app.awaitLine(l -> true, ANSWER)).isEqualTo("started late");
+      assertThat(row().get("holder_label")).as("held while the stage runs").isEqualTo("async");
+      other.send("upload meanwhile");
+      assertThat(other.awaitLine(l -> true, ANSWER)).startsWith("failed WriterFenceBusyException");
+
+      app.send("complete-later");
+      assertThat(app.awaitLine(l -> true, ANSWER)).isEqualTo("completed late");
+      // The caller's future completes only after the release.
+      assertThat(row().get("holder_token")).isNull();
+      assertThat(bucket.resolve("late")).exists();
+      assertThat(bucket.resolve("meanwhile")).doesNotExist();
+    }
+  }
+
+  @Test
   void C08_nestedFencedCallRunsInsideTheOuterHoldWithOneAcquire() {
     Path config = config("fence.methods=com.acme.sync.Uploader#upload*=" + fence + "/sync-walk");
     try (ForkedJvm app = LegacyJvm.start(config, bucket)) {

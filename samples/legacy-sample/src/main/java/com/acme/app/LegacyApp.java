@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -25,6 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * upload-all K1,K2,...       uploaded-all tokens=T1,T2,...
  * hold KEY                   holding KEY token=T holder=H holderToken=U fence=F (stays inside)
  * finish                     finished KEY
+ * upload-later KEY           started KEY (writes when completed)
+ * complete-later             completed KEY (the upload's stage has completed)
  * materialize NAME           materialized NAME
  * quit
  * </pre>
@@ -37,6 +40,8 @@ public final class LegacyApp {
   private final CountDownLatch finish = new CountDownLatch(1);
   private Thread holder;
   private String heldKey;
+  private final CompletableFuture<Void> gate = new CompletableFuture<>();
+  private CompletableFuture<String> later;
 
   private LegacyApp(Path bucket) {
     EventLog events = new EventLog(bucket.resolve("events.log"));
@@ -77,6 +82,14 @@ public final class LegacyApp {
         case "upload-all" -> uploadAll(command[1]);
         case "hold" -> hold(command[1]);
         case "finish" -> finish();
+        case "upload-later" -> {
+          later = uploader.uploadLater(command[1], gate);
+          yield "started " + command[1];
+        }
+        case "complete-later" -> {
+          gate.complete(null);
+          yield "completed " + later.join();
+        }
         case "materialize" -> {
           materializer.materialize(command[1]);
           yield "materialized " + command[1];

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -61,6 +62,25 @@ public class Uploader {
    */
   public List<Long> uploadAll(List<String> objectKeys) {
     return objectKeys.stream().map(this::upload).toList();
+  }
+
+  /**
+   * Starts an upload that writes when {@code gate} completes, on the thread that completes it.
+   *
+   * @param objectKey the object's name
+   * @param gate completed when the upload may write
+   * @return completes with the key once the object is written
+   */
+  public CompletableFuture<String> uploadLater(String objectKey, CompletableFuture<Void> gate) {
+    return gate.thenApply(
+        v -> {
+          try {
+            Files.writeString(bucket.resolve(objectKey), "written later by " + events.writer());
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return objectKey;
+        });
   }
 
   /**
