@@ -20,29 +20,50 @@ import java.util.jar.JarOutputStream;
  * <pre>{@code
  * mvn -q -o package -DskipTests -pl agent
  * java -cp agent/target/test-classes dev.writerfence.agent.startup.StartupCost \
- *     agent/target/writer-fence-agent.jar 15 [JAVA]
+ *     agent/target/writer-fence-agent.jar 15 [JAVA [JAR_OF_CLASSES_TO_LOAD]]
  * }</pre>
  */
 public final class StartupCost {
+  /** GNU time, for the wall and CPU time of each process (Debian package {@code time}). */
+  private static final String TIME = "/usr/bin/time";
+
   private StartupCost() {}
 
   /**
-   * @param withoutAgentMillis median wall time of the run without the agent
-   * @param withAgentMillis median wall time of the run with the agent
+   * Medians over the runs, in milliseconds: wall time, and CPU time (user plus system, all threads
+   * of the process, from {@code /usr/bin/time}), which a machine busy with other work distorts less
+   * than wall time.
+   *
+   * @param withoutAgentWall wall time without the agent
+   * @param withAgentWall wall time with the agent
+   * @param withoutAgentCpu CPU time without the agent
+   * @param withAgentCpu CPU time with the agent
    * @param runs runs of each
    */
-  public record Result(double withoutAgentMillis, double withAgentMillis, int runs) {
-    /**
-     * @return what the agent adds to the start-up of the process, in milliseconds
-     */
-    public double costMillis() {
-      return withAgentMillis - withoutAgentMillis;
+  public record Result(
+      double withoutAgentWall,
+      double withAgentWall,
+      double withoutAgentCpu,
+      double withAgentCpu,
+      int runs) {
+    @Override
+    public String toString() {
+      return String.format(
+          "wall %.0f ms without the agent, %.0f ms with it (+%.0f ms); CPU %.0f ms without,"
+              + " %.0f ms with (+%.0f ms); median of %d runs each",
+          withoutAgentWall,
+          withAgentWall,
+          withAgentWall - withoutAgentWall,
+          withoutAgentCpu,
+          withAgentCpu,
+          withAgentCpu - withoutAgentCpu,
+          runs);
     }
   }
 
   /**
-   * @param args the agent jar, the number of runs of each (default 15), and a {@code java} binary
-   *     (default this JVM's)
+   * @param args the agent jar, the number of runs of each (default 15), a {@code java} binary
+   *     (default this JVM's), and a jar whose classes the application loads (default none)
    * @throws Exception when a run fails
    */
   public static void main(String[] args) throws Exception {
@@ -52,28 +73,30 @@ public final class StartupCost {
         args.length > 2
             ? Path.of(args[2])
             : Path.of(System.getProperty("java.home"), "bin", "java");
-    Result r = measure(java, agent, runs);
-    System.out.printf(
-        "%s: without agent %.0f ms, with agent %.0f ms, agent cost %.0f ms (median of %d each)%n",
-        java, r.withoutAgentMillis(), r.withAgentMillis(), r.costMillis(), r.runs());
+    List<String> appArgs = args.length > 3 ? List.of(args[3]) : List.of();
+    Result r = measure(java, agent, runs, appArgs);
+    System.out.println(java + " " + appArgs + ": " + r);
   }
 
   /**
    * @param java the {@code java} binary
    * @param agentJar the agent jar
    * @param runs runs of each, at least 1
+   * @param appArgs the application's arguments: nothing, or a jar whose classes it loads
    * @return the medians
    * @throws IOException when the application jar cannot be written or a process cannot start
    * @throws InterruptedException when interrupted while waiting for a process
    * @throws IllegalStateException when a run exits with a non-zero status
    */
-  public static Result measure(Path java, Path agentJar, int runs)
+  public static Result measure(Path java, Path agentJar, int runs, List<String> appArgs)
       throws IOException, InterruptedException {
     if (runs < 1) {
       throw new IllegalArgumentException("runs must be at least 1, was " + runs);
     }
     Path app = appJar();
-    List<String> plain = List.of(java.toString(), "-cp", app.toString(), HelloApp.class.getName());
+    List<String> plain =
+        new ArrayList<>(List.of(java.toString(), "-cp", app.toString(), HelloApp.class.getName()));
+    plain.addAll(appArgs);
     List<String> agent = new ArrayList<>();
     agent.add(java.toString());
     agent.add("-javaagent:" + agentJar.toAbsolutePath());
@@ -83,30 +106,50 @@ public final class StartupCost {
     agent.add("-Dwriter-fence.fence.methods=" + HelloApp.class.getName() + "#upload=startup");
     agent.add("-Dwriter-fence.datasource.url=jdbc:postgresql://127.0.0.1:9/none");
     agent.addAll(List.of("-cp", app.toString(), HelloApp.class.getName()));
+    agent.addAll(appArgs);
     time(plain); // warm the file cache for both
     time(agent);
-    double[] without = new double[runs];
-    double[] with = new double[runs];
+    double[][] without = new double[2][runs];
+    double[][] with = new double[2][runs];
     for (int i = 0; i < runs; i++) {
-      without[i] = time(plain);
-      with[i] = time(agent);
+      double[] a = time(plain);
+      double[] b = time(agent);
+      for (int k = 0; k < 2; k++) {
+        without[k][i] = a[k];
+        with[k][i] = b[k];
+      }
     }
-    return new Result(median(without), median(with), runs);
+    return new Result(
+        median(without[0]), median(with[0]), median(without[1]), median(with[1]), runs);
   }
 
-  private static double time(List<String> command) throws IOException, InterruptedException {
-    long start = System.nanoTime();
-    Process p =
-        new ProcessBuilder(command)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    int exit = p.waitFor();
-    double millis = (System.nanoTime() - start) / 1e6;
-    if (exit != 0) {
-      throw new IllegalStateException("exit " + exit + ": " + String.join(" ", command));
+  /** Runs the command under {@code /usr/bin/time}; answers wall and CPU milliseconds. */
+  private static double[] time(List<String> command) throws IOException, InterruptedException {
+    List<String> timed = new ArrayList<>(List.of(TIME, "-f", "writer-fence-time %e %U %S"));
+    timed.addAll(command);
+    Path err = Files.createTempFile("writer-fence-startup-", ".err");
+    try {
+      Process p =
+          new ProcessBuilder(timed)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectError(err.toFile())
+              .start();
+      int exit = p.waitFor();
+      List<String> lines = Files.readAllLines(err);
+      if (exit != 0
+          || lines.isEmpty()
+          || !lines.get(lines.size() - 1).startsWith("writer-fence-time ")) {
+        throw new IllegalStateException(
+            "exit " + exit + ": " + String.join(" ", command) + "\n" + String.join("\n", lines));
+      }
+      String[] t = lines.get(lines.size() - 1).split(" ");
+      return new double[] {
+        Double.parseDouble(t[1]) * 1000,
+        (Double.parseDouble(t[2]) + Double.parseDouble(t[3])) * 1000
+      };
+    } finally {
+      Files.delete(err);
     }
-    return millis;
   }
 
   private static double median(double[] values) {
