@@ -83,6 +83,29 @@ class SqlContractTest extends FenceTestSupport {
   }
 
   @Test
+  void acquireOfAFreeRowAnotherSessionIsChangingAnswersBusyAtOnceInsteadOfQueueing()
+      throws Exception {
+    UUID first = UUID.randomUUID();
+    sql.acquire(name, first, "first", 30);
+    sql.release(name, first);
+    try (Connection locker = DB.dataSource().getConnection()) {
+      locker.setAutoCommit(false);
+      lockRow(locker); // as an acquire or release in flight would
+
+      long started = System.nanoTime();
+      Long busy = sql.acquire(name, UUID.randomUUID(), "late", 30);
+      long millis = (System.nanoTime() - started) / 1_000_000;
+
+      assertThat(busy).as("busy while another session changes the row").isNull();
+      assertThat(millis).as("ms; lock_timeout is 500 ms").isLessThan(400);
+      locker.rollback();
+    }
+    assertThat(sql.acquire(name, UUID.randomUUID(), "next", 30))
+        .as("free again once that session is done")
+        .isEqualTo(2L);
+  }
+
+  @Test
   void busyAcquireInAnOpenTransactionDoesNotHoldUpTheHoldersRelease() throws Exception {
     UUID holder = UUID.randomUUID();
     sql.acquire(name, holder, "holder", 30);

@@ -111,6 +111,17 @@ BEGIN
                   AND l.expires_at > v_now) THEN
         RETURN;                                     -- busy, without taking the row lock
     END IF;
+    -- Another session is changing the row right now (an acquire or release in flight): busy at
+    -- once, rather than queueing on its row lock behind its commit, which on a durable server
+    -- waits for a WAL flush, and then taking the lock in turn. The same holder token repeating
+    -- its acquire still waits, so a repeat after a lost answer gets its lease back.
+    PERFORM 1 FROM ${writer_fence_schema}.lease AS l
+     WHERE l.fence_name = p_fence_name FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM ${writer_fence_schema}.lease AS l
+                              WHERE l.fence_name = p_fence_name
+                                AND l.holder_token IS DISTINCT FROM p_holder_token) THEN
+        RETURN;
+    END IF;
     RETURN QUERY
     INSERT INTO ${writer_fence_schema}.lease AS l
         (fence_name, holder_token, holder_label, fencing_token, acquired_at, expires_at)
