@@ -2,13 +2,15 @@ package org.example.audit;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 
-import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.audit.UnfencedWriteException;
 import dev.writerfence.testing.WriterProcess;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +65,8 @@ public final class MixedWriterApp {
           "fenced/async",
           "fenced/transfer",
           "fenced/delegating",
-          "fenced/cross-region");
+          "fenced/cross-region",
+          "fenced/proxied");
 
   /** The access key of the app's S3 account. */
   public static final String KEY_ID = "audit-app";
@@ -137,7 +140,12 @@ public final class MixedWriterApp {
     attempt("unfenced/transfer", this::unfencedTransfer);
     attempt("unfenced/delegating", this::unfencedDelegating);
     attempt("unfenced/cross-region", this::unfencedCrossRegion);
-    attempt("unfenced/self-invoked", new SelfInvokingJob()::runAll);
+    attempt(
+        "fenced/proxied",
+        fencingProxy(new SelfInvokingJob("fenced/proxied"), fence, fenceName)::writeFenced);
+    attempt(
+        "unfenced/self-invoked",
+        fencingProxy(new SelfInvokingJob("unfenced/self-invoked"), fence, fenceName)::runAll);
     // Reads, fenced or not, are never reported.
     sync.headObject(h -> h.bucket(bucket).key("fenced/sync"));
     sync.getObjectAsBytes(g -> g.bucket(bucket).key("fenced/sync"));
@@ -148,18 +156,18 @@ public final class MixedWriterApp {
 
   /** C16 in enforce mode: a holder whose lease ran out has its next write refused. */
   private void lost(PGSimpleDataSource db, String fenceName) throws Exception {
+    // A TTL long enough for the first write on a busy machine; no renewal, so it then runs out.
     try (WriterFence shortLeases =
-        WriterFence.builder(db).defaultTtl(Duration.ofSeconds(1)).withoutRenewal().build()) {
+        WriterFence.builder(db).defaultTtl(Duration.ofSeconds(5)).withoutRenewal().build()) {
       shortLeases.run(
           FenceRequest.of(fenceName),
           () -> {
-            FenceLease lease = WriterFence.current(fenceName).orElseThrow();
             attempt("lost/before", () -> putSync(sync, "lost/before"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (lease.isValid() && System.nanoTime() < deadline) {
-              Thread.onSpinWait();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (WriterFence.current(fenceName).isPresent() && System.nanoTime() < deadline) {
+              Thread.onSpinWait(); // a lost lease leaves the held ones when its TTL has run out
             }
-            System.out.println("lease valid " + lease.isValid());
+            System.out.println("lease held " + WriterFence.current(fenceName).isPresent());
             attempt("lost/after", () -> putSync(sync, "lost/after"));
           });
     } catch (RuntimeException e) {
@@ -192,19 +200,66 @@ public final class MixedWriterApp {
     crossRegion.putObject(put("unfenced/cross-region"), RequestBody.fromString("unfenced"));
   }
 
+  /** A bean behind a proxy, as Spring AOP would build it (C23). */
+  public interface Job {
+    /** Calls {@link #writeFenced()} through {@code this}. */
+    void runAll();
+
+    /** The fenced write. */
+    void writeFenced();
+  }
+
   /**
-   * C23 without Spring: a job calls its own {@code @WriterFenced} method through {@code this}. No
-   * aspect or proxy sits on that call (a proxy-based weaver cannot see it), so the write is
-   * unfenced, and the audit names this class and method.
+   * C23 without Spring: the bean calls its own {@code @WriterFenced} method through {@code this},
+   * past the proxy that fences it, so that write is unfenced and the audit names this class and
+   * method. Called through the proxy, the same method is fenced.
    */
-  final class SelfInvokingJob {
-    void runAll() {
+  final class SelfInvokingJob implements Job {
+    private final String key;
+
+    SelfInvokingJob(String key) {
+      this.key = key;
+    }
+
+    @Override
+    public void runAll() {
       this.writeFenced();
     }
 
-    @WriterFenced("never-woven")
-    void writeFenced() {
-      sync.putObject(put("unfenced/self-invoked"), RequestBody.fromString("unfenced"));
+    @Override
+    @WriterFenced("corpus")
+    public void writeFenced() {
+      sync.putObject(put(key), RequestBody.fromString(key));
+    }
+  }
+
+  /**
+   * A proxy that runs each {@code @WriterFenced} method of the target inside the fence, the way the
+   * Spring starter's advisor does; calls inside the target do not pass through it.
+   */
+  private static Job fencingProxy(Job target, WriterFence fence, String fenceName) {
+    return (Job)
+        Proxy.newProxyInstance(
+            Job.class.getClassLoader(),
+            new Class<?>[] {Job.class},
+            (proxy, method, args) -> {
+              Method impl = target.getClass().getMethod(method.getName());
+              if (!impl.isAnnotationPresent(WriterFenced.class)) {
+                return invoke(method, target, args);
+              }
+              return fence.call(FenceRequest.of(fenceName), () -> invoke(method, target, args));
+            });
+  }
+
+  /** Calls the target and throws what it threw, as a Spring AOP proxy does. */
+  private static Object invoke(Method method, Object target, Object[] args) throws Exception {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw (Exception) e.getCause();
     }
   }
 

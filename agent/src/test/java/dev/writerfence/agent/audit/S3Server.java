@@ -79,6 +79,13 @@ final class S3Server implements AutoCloseable {
     }
   }
 
+  /**
+   * @return the object's ETag; a multipart upload's ends in {@code -<parts>}
+   */
+  String eTag(String bucket, String key) {
+    return client.headObject(h -> h.bucket(bucket).key(key)).eTag();
+  }
+
   @Override
   public void close() throws java.io.IOException {
     client.close();
