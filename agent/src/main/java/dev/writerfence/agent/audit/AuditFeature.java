@@ -30,6 +30,7 @@ public final class AuditFeature implements AgentFeature {
     AuditSettings audit = AuditSettings.from(settings);
     AgentBuilder result = builder;
     for (ClientAudit client : ClientAudits.all()) {
+      client.configure(settings);
       result = client.install(result);
     }
     AuditSink.install(audit, ClientAudits.all());

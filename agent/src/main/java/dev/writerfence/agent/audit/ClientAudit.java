@@ -1,5 +1,6 @@
 package dev.writerfence.agent.audit;
 
+import dev.writerfence.agent.AgentSettings;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
@@ -61,6 +62,15 @@ public interface ClientAudit {
   default WriteTarget describe(Object target) {
     return WriteTarget.reflect(target);
   }
+
+  /**
+   * Reads this client's own settings (for example {@code audit.paths}) before {@link #install};
+   * most clients have none. Runs in premain, after the bootstrap classes are in place.
+   *
+   * @param settings the agent's settings
+   * @throws dev.writerfence.agent.AgentConfigurationException when a setting of this client is bad
+   */
+  default void configure(AgentSettings settings) {}
 
   /**
    * Adds this client's type and method matchers and advice. Runs in premain: matchers and advice

@@ -1,5 +1,10 @@
 package dev.writerfence.agent.audit;
 
+import dev.writerfence.agent.audit.azure.AzureBlobAudit;
+import dev.writerfence.agent.audit.file.FileWritesAudit;
+import dev.writerfence.agent.audit.gcs.GcsAudit;
+import dev.writerfence.agent.audit.minio.MinioAudit;
+import dev.writerfence.agent.audit.s3v1.AwsS3V1Audit;
 import dev.writerfence.agent.audit.s3v2.AwsS3V2Audit;
 import java.util.List;
 
@@ -11,6 +16,12 @@ public final class ClientAudits {
    * @return every client instrumentation; never {@code null}
    */
   public static List<ClientAudit> all() {
-    return List.of(new AwsS3V2Audit());
+    return List.of(
+        new AwsS3V2Audit(),
+        new AwsS3V1Audit(),
+        new MinioAudit(),
+        new GcsAudit(),
+        new AzureBlobAudit(),
+        new FileWritesAudit());
   }
 }

@@ -30,6 +30,24 @@ public record WriteTarget(String bucket, String key) {
     return new WriteTarget(bucket, key);
   }
 
+  /**
+   * Reads the bucket and key through the two named no-argument methods, for clients whose names
+   * differ from those {@link #reflect(Object)} tries (MinIO's {@code object()}, Azure's {@code
+   * getBlobName()}...).
+   *
+   * @param target a request or client object, or {@code null}
+   * @param bucketMethod the method that returns the bucket (or container)
+   * @param keyMethod the method that returns the object key (or blob name)
+   * @return what they return as text; components are {@code null} when a method is missing or
+   *     returns {@code null}
+   */
+  public static WriteTarget reflect(Object target, String bucketMethod, String keyMethod) {
+    if (target == null) {
+      return UNKNOWN;
+    }
+    return new WriteTarget(firstText(target, bucketMethod), firstText(target, keyMethod));
+  }
+
   private static String firstText(Object target, String... names) {
     for (String name : names) {
       try {

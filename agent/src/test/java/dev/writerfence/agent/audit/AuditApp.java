@@ -62,7 +62,10 @@ record AuditApp(int exitCode, List<String> output, String errors) {
     return run;
   }
 
-  private static String applicationClassPath() {
+  /**
+   * @return the test class path without this module's own classes and jars
+   */
+  static String applicationClassPath() {
     Path ownClasses = Path.of("target", "classes").toAbsolutePath();
     List<String> kept = new ArrayList<>();
     for (String entry : ForkedJvm.testClassPath().split(File.pathSeparator)) {

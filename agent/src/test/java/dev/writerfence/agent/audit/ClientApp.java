@@ -1,0 +1,118 @@
+package dev.writerfence.agent.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.writerfence.testing.ForkedJvm;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.groups.Tuple;
+
+/**
+ * One run of a client app ({@code org.example.clients.*}) in its own JVM with the real agent jar
+ * and {@code audit.report} set, to its end. The app's class path is the test class path without
+ * this module's own classes, so the agent's classes come from the shaded jar only.
+ *
+ * @param output the app's standard output, one line per operation, {@code done} last
+ * @param errors its standard error
+ * @param report the JSON report written at exit
+ */
+record ClientApp(List<String> output, String errors, JsonNode report) {
+  private static final Path AGENT_JAR =
+      Path.of("target", "writer-fence-agent.jar").toAbsolutePath();
+
+  static ClientApp run(String mainClass, Path report, List<String> settings, String... args)
+      throws IOException, InterruptedException {
+    return run(ForkedJvm.javaBinary(), mainClass, report, settings, args);
+  }
+
+  static ClientApp run(
+      String java, String mainClass, Path report, List<String> settings, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
+    command.add("-javaagent:" + AGENT_JAR);
+    command.add("-Dwriter-fence.audit.report=" + report);
+    for (String s : settings) {
+      command.add("-Dwriter-fence." + s);
+    }
+    command.add("-cp");
+    command.add(AuditApp.applicationClassPath());
+    command.add(mainClass);
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile("client-app-", ".out");
+    Path err = Files.createTempFile("client-app-", ".err");
+    Process process =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+            .start();
+    if (!process.waitFor(4, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new AssertionError("the app did not end within 4 minutes: " + Files.readString(err));
+    }
+    List<String> output = Files.readAllLines(out, StandardCharsets.UTF_8);
+    String errors = Files.readString(err, StandardCharsets.UTF_8);
+    Files.delete(out);
+    Files.delete(err);
+    assertThat(process.exitValue()).as("exit status; stderr:%n%s", errors).isZero();
+    assertThat(output).as("stderr:%n%s", errors).last().isEqualTo("done");
+    assertThat(errors).as("agent trouble").doesNotContain("could not instrument");
+    assertThat(report).as("stderr:%n%s", errors).exists();
+    return new ClientApp(output, errors, new ObjectMapper().readTree(report.toFile()));
+  }
+
+  /**
+   * @return the unfenced writes of the report as (client, operation, bucket, key, count), for
+   *     comparing with {@code tuple(...)}
+   */
+  List<Tuple> listed() {
+    return writes().stream()
+        .map(
+            w ->
+                tuple(
+                    w.get("client").asText(),
+                    w.get("operation").asText(),
+                    w.get("bucket").asText(),
+                    w.get("key").asText(),
+                    w.get("count").asLong()))
+        .toList();
+  }
+
+  /**
+   * Every listed write names a frame of the app as its call site, and was refused as often as
+   * {@code refused} says.
+   *
+   * @param app the app's main class
+   * @param refused 0 in log mode, 1 in enforce mode
+   */
+  void assertEachWriteFrom(String app, long refused) {
+    assertThat(writes())
+        .as(report.toPrettyString())
+        .isNotEmpty()
+        .allSatisfy(
+            w -> {
+              assertThat(w.get("call_site").asText()).startsWith(app + ".");
+              assertThat(w.get("refused").asLong()).isEqualTo(refused);
+            });
+  }
+
+  /**
+   * @return the unfenced writes of the report
+   */
+  List<JsonNode> writes() {
+    List<JsonNode> list = new ArrayList<>();
+    report.get("unfenced_writes").forEach(list::add);
+    return list;
+  }
+}
