@@ -28,5 +28,22 @@ case "${BENCH_BUILD:-reactor}" in
   *) mvn "${mvn_args[@]}" -pl benchmarks -am ;;
 esac
 
-cp="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
-exec java -cp "$cp" -Djava.awt.headless=true dev.writerfence.benchmarks.BenchmarkMain "$plan" "$out" $doc
+# The project's own jars are copied first: a build in the same checkout that installs them anew
+# while the run is under way must not pull them from under its JVMs.
+snapshot=benchmarks/target/run-lib
+rm -rf "$snapshot" && mkdir -p "$snapshot"
+cp="benchmarks/target/classes"
+IFS=: read -ra entries < benchmarks/target/classpath.txt
+for entry in "${entries[@]}"; do
+  case "$entry" in
+    *writer-fence*) cp -r "$entry" "$snapshot/" && entry="$snapshot/$(basename "$entry")" ;;
+  esac
+  cp="$cp:$entry"
+done
+agent_args=()
+if [ -f agent/target/writer-fence-agent.jar ] && [ -d agent/target/test-classes ]; then
+  cp agent/target/writer-fence-agent.jar "$snapshot/" && cp -r agent/target/test-classes "$snapshot/agent-test-classes"
+  agent_args=(-Dbench.agent.jar="$snapshot/writer-fence-agent.jar" -Dbench.agent.test-classes="$snapshot/agent-test-classes")
+fi
+
+exec java -cp "$cp" -Djava.awt.headless=true "${agent_args[@]}" dev.writerfence.benchmarks.BenchmarkMain "$plan" "$out" $doc

@@ -39,11 +39,16 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * section is rewritten.
  */
 public final class BenchmarkMain {
-  /** The agent jar {@code mvn package -pl agent} builds, from the checkout's root. */
-  static final Path AGENT_JAR = Path.of("agent/target/writer-fence-agent.jar");
+  /**
+   * The agent jar {@code mvn package -pl agent} builds (run.sh passes a copy as {@code
+   * -Dbench.agent.jar}, so a rebuild during the run cannot replace it under a JVM).
+   */
+  static final Path AGENT_JAR =
+      Path.of(System.getProperty("bench.agent.jar", "agent/target/writer-fence-agent.jar"));
 
-  /** Where the agent module's test classes (its StartupCost harness) are compiled. */
-  static final Path AGENT_TEST_CLASSES = Path.of("agent/target/test-classes");
+  /** The agent module's test classes, with its StartupCost harness (a copy, likewise). */
+  static final Path AGENT_TEST_CLASSES =
+      Path.of(System.getProperty("bench.agent.test-classes", "agent/target/test-classes"));
 
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
