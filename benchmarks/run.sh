@@ -33,7 +33,7 @@ esac
 snapshot=benchmarks/target/run-lib
 rm -rf "$snapshot" && mkdir -p "$snapshot"
 cp="benchmarks/target/classes"
-IFS=: read -ra entries < benchmarks/target/classpath.txt
+IFS=: read -ra entries < benchmarks/target/classpath.txt || true  # no newline at its end
 for entry in "${entries[@]}"; do
   case "$entry" in
     *writer-fence*) cp -r "$entry" "$snapshot/" && entry="$snapshot/$(basename "$entry")" ;;
