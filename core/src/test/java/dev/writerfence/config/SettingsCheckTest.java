@@ -1,0 +1,56 @@
+package dev.writerfence.config;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Properties;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** {@link WriterFenceSettings#check()}: every value named before anything connects. */
+class SettingsCheckTest {
+
+  @Test
+  void goodSettingsPass() {
+    assertThatCode(
+            () ->
+                settings(
+                        "datasource.url=jdbc:postgresql://127.0.0.1:1/app",
+                        "backend=advisory",
+                        "ttl=30s",
+                        "renew-interval=off",
+                        "retry.max-attempts=5",
+                        "query-timeout=2s")
+                    .check())
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void eachBadValueIsNamed() {
+    String url = "datasource.url=jdbc:postgresql://127.0.0.1:1/app";
+    assertRejected("datasource.url", "ttl=30s");
+    assertRejected("datasource.url 'jdbc:mysql://h/db'", "datasource.url=jdbc:mysql://h/db");
+    assertRejected("backend 'redis'", url, "backend=redis");
+    assertRejected("TTL PT0.5S", url, "ttl=500ms");
+    assertRejected("renew interval PT0.05S", url, "renew-interval=50ms");
+    assertRejected("renew-interval 'often'", url, "renew-interval=often");
+    assertRejected("retry.max-attempts 'many'", url, "retry.max-attempts=many");
+    assertRejected("query timeout PT0.1S", url, "query-timeout=100ms");
+    assertRejected("schema", url, "schema=Bad-Schema");
+  }
+
+  private static void assertRejected(String named, String... lines) {
+    assertThatThrownBy(() -> settings(lines).check())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(named);
+  }
+
+  private static WriterFenceSettings settings(String... lines) {
+    Properties p = new Properties();
+    for (String line : lines) {
+      int eq = line.indexOf('=');
+      p.setProperty(WriterFenceSettings.PREFIX + line.substring(0, eq), line.substring(eq + 1));
+    }
+    return WriterFenceSettings.fromProperties(p, Set.of());
+  }
+}
