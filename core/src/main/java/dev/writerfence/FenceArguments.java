@@ -138,6 +138,25 @@ public final class FenceArguments {
     return (int) ttl.getSeconds();
   }
 
+  /**
+   * Checks a renewal interval: at least {@link WriterFence#MIN_RENEW_INTERVAL}.
+   *
+   * @param interval the interval to check
+   * @return the interval
+   * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
+   */
+  public static Duration renewInterval(Duration interval) {
+    if (interval == null || interval.compareTo(WriterFence.MIN_RENEW_INTERVAL) < 0) {
+      throw new IllegalArgumentException(
+          "writer-fence: renew interval "
+              + interval
+              + " is not allowed: at least "
+              + WriterFence.MIN_RENEW_INTERVAL.toMillis()
+              + " ms");
+    }
+    return interval;
+  }
+
   private static int length(String s) {
     return s.codePointCount(0, s.length());
   }

@@ -677,15 +677,7 @@ public final class WriterFence implements AutoCloseable {
      * @throws IllegalArgumentException naming the value when it is shorter
      */
     public Builder renewInterval(Duration interval) {
-      if (interval == null || interval.compareTo(MIN_RENEW_INTERVAL) < 0) {
-        throw new IllegalArgumentException(
-            "writer-fence: renew interval "
-                + interval
-                + " is not allowed: at least "
-                + MIN_RENEW_INTERVAL.toMillis()
-                + " ms");
-      }
-      this.renewInterval = interval;
+      this.renewInterval = FenceArguments.renewInterval(interval);
       this.renews = true;
       return this;
     }

@@ -115,6 +115,34 @@ public final class WriterFenceSettings {
    *     JDBC URL, or {@code query-timeout} breaks its rule
    */
   public DataSource dataSource() {
+    return DataSources.create(
+        url(),
+        get("datasource.username").orElse(null),
+        get("datasource.password").orElse(null),
+        queryTimeout());
+  }
+
+  /**
+   * Checks every setting as {@link #dataSource()} and {@link #buildFence} would, without connecting
+   * or building anything, so that a bad value is named at start-up (the agent's premain).
+   *
+   * @throws IllegalArgumentException naming the first setting whose value breaks its rule, or a
+   *     missing {@code datasource.url}
+   */
+  public void check() {
+    url();
+    backend();
+    get("schema").ifPresent(v -> FenceSchema.checkIdentifier("schema", v));
+    get("holder").ifPresent(FenceArguments::holderLabel);
+    get("ttl").ifPresent(v -> FenceArguments.ttlSeconds(duration("ttl", v)));
+    get("renew-interval")
+        .filter(v -> !"off".equals(v))
+        .ifPresent(v -> FenceArguments.renewInterval(duration("renew-interval", v)));
+    queryTimeout();
+    retryPolicy();
+  }
+
+  private String url() {
     String url =
         get("datasource.url")
             .orElseThrow(
@@ -126,11 +154,16 @@ public final class WriterFenceSettings {
       throw new IllegalArgumentException(
           "writer-fence: datasource.url '" + url + "' is not allowed: a jdbc:postgresql: URL");
     }
-    return DataSources.create(
-        url,
-        get("datasource.username").orElse(null),
-        get("datasource.password").orElse(null),
-        queryTimeout());
+    return url;
+  }
+
+  private String backend() {
+    String backend = get("backend").orElse("lease");
+    if (!backend.equals("lease") && !backend.equals("advisory")) {
+      throw new IllegalArgumentException(
+          "writer-fence: backend '" + backend + "' is not allowed: lease or advisory");
+    }
+    return backend;
   }
 
   /**
@@ -149,9 +182,8 @@ public final class WriterFenceSettings {
    *     self-check cannot reach the database
    */
   public WriterFence buildFence(DataSource dataSource) {
-    String backend = get("backend").orElse("lease");
     WriterFence.Builder b =
-        switch (backend) {
+        switch (backend()) {
           case "lease" -> WriterFence.builder(dataSource);
           case "advisory" ->
               WriterFence.builder(
@@ -159,9 +191,7 @@ public final class WriterFenceSettings {
                       .schema(get("schema").orElse(FenceSchema.DEFAULT_SCHEMA))
                       .queryTimeout(queryTimeout())
                       .build());
-          default ->
-              throw new IllegalArgumentException(
-                  "writer-fence: backend '" + backend + "' is not allowed: lease or advisory");
+          default -> throw new IllegalStateException("unreachable: backend() checked it");
         };
     get("schema").ifPresent(v -> b.schema(FenceSchema.checkIdentifier("schema", v)));
     get("holder").ifPresent(v -> b.defaultHolderLabel(FenceArguments.holderLabel(v)));

@@ -124,23 +124,7 @@ public final class FenceFeature implements AgentFeature {
               + " no lease can be confirmed; set datasource.url=jdbc:postgresql://HOST:PORT/DB");
     }
     try {
-      WriterFenceSettings s = WriterFenceSettings.fromProperties(fenceSettings(settings), Set.of());
-      String url = s.get("datasource.url").orElseThrow();
-      if (!url.startsWith("jdbc:postgresql:")) {
-        throw new IllegalArgumentException(
-            "writer-fence: datasource.url '" + url + "' is not allowed: a jdbc:postgresql: URL");
-      }
-      s.retryPolicy();
-      s.queryTimeout();
-      s.get("ttl").ifPresent(v -> WriterFenceSettings.duration("ttl", v));
-      s.get("renew-interval")
-          .filter(v -> !v.equals("off"))
-          .ifPresent(v -> WriterFenceSettings.duration("renew-interval", v));
-      String backend = s.get("backend").orElse("lease");
-      if (!backend.equals("lease") && !backend.equals("advisory")) {
-        throw new IllegalArgumentException(
-            "writer-fence: backend '" + backend + "' is not allowed: lease or advisory");
-      }
+      WriterFenceSettings.fromProperties(fenceSettings(settings), Set.of()).check();
     } catch (IllegalArgumentException e) {
       throw new AgentConfigurationException("writer-fence agent: " + e.getMessage());
     }

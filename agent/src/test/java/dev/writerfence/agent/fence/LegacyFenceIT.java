@@ -217,6 +217,9 @@ class LegacyFenceIT {
         "unknown setting 'fence.method'");
     assertStartRefused(
         config("fence.methods=com.acme.sync.Uploader#upload=" + fence, "ttl=soon"), "ttl 'soon'");
+    assertStartRefused(
+        config("fence.methods=com.acme.sync.Uploader#upload=" + fence, "renew-interval=50ms"),
+        "renew interval PT0.05S is not allowed");
   }
 
   @Test
