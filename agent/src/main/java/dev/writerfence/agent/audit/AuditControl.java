@@ -31,14 +31,18 @@ final class AuditControl implements AuditControlMBean {
   }
 
   /**
-   * Registers the shutdown hook now (cheap) and the MBean on a daemon thread, so premain does not
-   * wait for the platform MBean server to start.
+   * Registers the shutdown hook now (cheap), and the MBean with the first unfenced write, on a
+   * daemon thread: creating the platform MBean server in premain would cost start-up time and would
+   * pre-empt a host that configures its own MBean server builder in {@code main}.
    */
   void start() {
     Runtime.getRuntime().addShutdownHook(new Thread(this::atExit, "writer-fence-audit-report"));
-    Thread jmx = new Thread(this::register, "writer-fence-audit-jmx");
-    jmx.setDaemon(true);
-    jmx.start();
+    recorder.onFirstWrite(
+        () -> {
+          Thread jmx = new Thread(this::register, "writer-fence-audit-jmx");
+          jmx.setDaemon(true);
+          jmx.start();
+        });
   }
 
   private void register() {

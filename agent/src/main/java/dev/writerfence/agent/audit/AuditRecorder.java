@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The agent's {@link AuditGate.Sink}: records each unfenced write once per call site (client,
@@ -24,6 +25,8 @@ final class AuditRecorder implements AuditGate.Sink {
   private final Map<String, ClientAudit> clients;
   private final CallSites callSites;
   private final Map<String, UnfencedWrite> writes = new ConcurrentHashMap<>();
+  private final AtomicBoolean recordedAny = new AtomicBoolean();
+  private volatile Runnable onFirstWrite = () -> {};
 
   AuditRecorder(AuditSettings settings, List<ClientAudit> clients) {
     this.settings = settings;
@@ -66,6 +69,9 @@ final class AuditRecorder implements AuditGate.Sink {
                       Thread.currentThread().getName(),
                       requiredFence(client)));
       write.count.incrementAndGet();
+      if (recordedAny.compareAndSet(false, true)) {
+        onFirstWrite.run();
+      }
     } catch (RuntimeException | LinkageError e) {
       AgentLog.once(
           "audit-recorder-failure",
@@ -81,6 +87,13 @@ final class AuditRecorder implements AuditGate.Sink {
       throw new UnfencedWriteException(
           client, operation, named.bucket(), named.key(), write.callSite, write.requiredFence);
     }
+  }
+
+  /**
+   * @param hook run once, on the thread of the first unfenced write recorded
+   */
+  void onFirstWrite(Runnable hook) {
+    this.onFirstWrite = hook;
   }
 
   private WriteTarget describe(String client, Object target) {
