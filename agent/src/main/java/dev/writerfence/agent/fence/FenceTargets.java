@@ -112,9 +112,16 @@ final class FenceTargets {
     try {
       WriterFenced annotation = a.prepare(WriterFenced.class).load();
       return FenceSpec.annotated(where, FencedMethods.of(annotation, where), returnsFuture(m));
-    } catch (IllegalArgumentException e) {
-      AgentLog.once("broken:" + where, e.getMessage() + "; calls of it fail and it never runs");
-      return FenceSpec.broken(where, e);
+    } catch (RuntimeException e) {
+      // A value this agent cannot read (a newer annotation, say) must not leave it unfenced:
+      // every call fails closed, naming why.
+      IllegalArgumentException why =
+          e instanceof IllegalArgumentException iae
+              ? iae
+              : new IllegalArgumentException(
+                  "writer-fence agent: cannot read @WriterFenced on " + where + ": " + e, e);
+      AgentLog.once("broken:" + where, why.getMessage() + "; calls of it fail and it never runs");
+      return FenceSpec.broken(where, why);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.writerfence.agent.fence;
 
+import com.example.fenced.unwoven.BrokenWriter;
 import com.example.fenced.unwoven.UnwovenWriter;
 import com.example.fenced.woven.WovenWriter;
 import dev.writerfence.FenceLease;
@@ -47,5 +48,14 @@ public final class AnnotatedApp {
       holds = unwoven.write(args[2]);
       System.out.println("unwoven acquired=" + acquired.get() + " holds=" + holds);
     }
+    BrokenWriter broken = new BrokenWriter();
+    String outcome;
+    try {
+      broken.write();
+      outcome = "ran";
+    } catch (IllegalArgumentException e) {
+      outcome = "refused " + e.getMessage();
+    }
+    System.out.println("broken " + outcome + " bodyRuns=" + broken.bodyRuns);
   }
 }

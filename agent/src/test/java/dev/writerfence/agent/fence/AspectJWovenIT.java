@@ -56,6 +56,11 @@ class AspectJWovenIT {
             .as("fenced by the agent: held inside, no acquire by the application's fence")
             .isEqualTo("unwoven acquired=" + call + " holds=1");
       }
+      assertThat(app.awaitLine("broken", Duration.ofSeconds(30)))
+          .as("an annotation the agent cannot use fails the call; the method never runs")
+          .startsWith("broken refused ")
+          .contains("ttlSeconds -5")
+          .endsWith(" bodyRuns=0");
       assertThat(app.awaitExit(Duration.ofSeconds(30))).isZero();
     }
     assertThat(fencingToken(wovenFence)).as("one acquire per call in all").isEqualTo(CALLS);
