@@ -64,7 +64,7 @@ public record Plan(
           1,
           1,
           3,
-          2,
+          1,
           List.of(1),
           List.of(1, 2, 8, 32, 64),
           List.of("lease"),
@@ -72,7 +72,7 @@ public record Plan(
           50,
           20_000,
           false,
-          5);
+          3);
 
   /** Longer iterations, two forks, every PostgreSQL backend under contention, 10^6 cycles. */
   public static final Plan FULL =
