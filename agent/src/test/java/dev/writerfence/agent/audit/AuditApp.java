@@ -26,10 +26,34 @@ record AuditApp(int exitCode, List<String> output, String errors) {
   /** The jar {@code package} builds, relative to the module (failsafe's working directory). */
   static final Path AGENT_JAR = Path.of("target", "writer-fence-agent.jar").toAbsolutePath();
 
+  /**
+   * Runs {@link MixedWriterApp} to its end and checks that it ended well.
+   *
+   * @param settings agent settings as {@code key=value}, without the {@code writer-fence.} prefix
+   * @param args the app's arguments
+   */
   static AuditApp run(List<String> settings, String... args)
       throws IOException, InterruptedException {
+    AuditApp run = launch(ForkedJvm.javaBinary(), MixedWriterApp.class.getName(), settings, args);
+    assertThat(run.exitCode()).as("exit status; stderr:%n%s", run.errors()).isZero();
+    assertThat(run.output()).as("stderr:%n%s", run.errors()).contains("done");
+    return run;
+  }
+
+  /**
+   * Runs a main class with the real agent jar to its end, its output and errors kept in full.
+   *
+   * @param java the {@code java} binary
+   * @param mainClass the main class's binary name, on the test class path
+   * @param settings agent settings as {@code key=value}, without the {@code writer-fence.} prefix
+   * @param args the app's arguments
+   * @return how it ended
+   * @throws AssertionError when it runs longer than 4 minutes
+   */
+  static AuditApp launch(String java, String mainClass, List<String> settings, String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
-    command.add(ForkedJvm.javaBinary());
+    command.add(java);
     command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
     command.add("-javaagent:" + AGENT_JAR);
     for (String s : settings) {
@@ -37,29 +61,30 @@ record AuditApp(int exitCode, List<String> output, String errors) {
     }
     command.add("-cp");
     command.add(applicationClassPath());
-    command.add(MixedWriterApp.class.getName());
+    command.add(mainClass);
     command.addAll(List.of(args));
     Path out = Files.createTempFile("audit-app-", ".out");
     Path err = Files.createTempFile("audit-app-", ".err");
-    Process process =
-        new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-            .start();
-    if (!process.waitFor(4, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new AssertionError(
-          "the audit app did not end within 4 minutes: " + Files.readString(err));
+    try {
+      Process process =
+          new ProcessBuilder(command)
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
+      if (!process.waitFor(4, TimeUnit.MINUTES)) {
+        process.destroyForcibly();
+        throw new AssertionError(
+            mainClass + " did not end within 4 minutes: " + Files.readString(err));
+      }
+      return new AuditApp(
+          process.exitValue(),
+          Files.readAllLines(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
     }
-    AuditApp run =
-        new AuditApp(
-            process.exitValue(),
-            Files.readAllLines(out, StandardCharsets.UTF_8),
-            Files.readString(err, StandardCharsets.UTF_8));
-    assertThat(run.exitCode()).as("exit status; stderr:%n%s", run.errors()).isZero();
-    assertThat(run.output()).as("stderr:%n%s", run.errors()).contains("done");
-    return run;
   }
 
   /**

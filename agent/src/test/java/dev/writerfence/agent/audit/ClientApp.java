@@ -6,14 +6,10 @@ import static org.assertj.core.api.Assertions.tuple;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.testing.ForkedJvm;
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.assertj.core.groups.Tuple;
 
 /**
@@ -26,9 +22,6 @@ import org.assertj.core.groups.Tuple;
  * @param report the JSON report written at exit
  */
 record ClientApp(List<String> output, String errors, JsonNode report) {
-  private static final Path AGENT_JAR =
-      Path.of("target", "writer-fence-agent.jar").toAbsolutePath();
-
   static ClientApp run(String mainClass, Path report, List<String> settings, String... args)
       throws IOException, InterruptedException {
     return run(ForkedJvm.javaBinary(), mainClass, report, settings, args);
@@ -37,35 +30,12 @@ record ClientApp(List<String> output, String errors, JsonNode report) {
   static ClientApp run(
       String java, String mainClass, Path report, List<String> settings, String... args)
       throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(java);
-    command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
-    command.add("-javaagent:" + AGENT_JAR);
-    command.add("-Dwriter-fence.audit.report=" + report);
-    for (String s : settings) {
-      command.add("-Dwriter-fence." + s);
-    }
-    command.add("-cp");
-    command.add(AuditApp.applicationClassPath());
-    command.add(mainClass);
-    command.addAll(List.of(args));
-    Path out = Files.createTempFile("client-app-", ".out");
-    Path err = Files.createTempFile("client-app-", ".err");
-    Process process =
-        new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-            .start();
-    if (!process.waitFor(4, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new AssertionError("the app did not end within 4 minutes: " + Files.readString(err));
-    }
-    List<String> output = Files.readAllLines(out, StandardCharsets.UTF_8);
-    String errors = Files.readString(err, StandardCharsets.UTF_8);
-    Files.delete(out);
-    Files.delete(err);
-    assertThat(process.exitValue()).as("exit status; stderr:%n%s", errors).isZero();
+    List<String> all = new ArrayList<>(settings);
+    all.add("audit.report=" + report);
+    AuditApp run = AuditApp.launch(java, mainClass, all, args);
+    List<String> output = run.output();
+    String errors = run.errors();
+    assertThat(run.exitCode()).as("exit status; stderr:%n%s", errors).isZero();
     assertThat(output).as("stderr:%n%s", errors).last().isEqualTo("done");
     assertThat(errors).as("agent trouble").doesNotContain("could not instrument");
     assertThat(report).as("stderr:%n%s", errors).exists();
