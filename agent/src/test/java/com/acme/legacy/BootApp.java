@@ -3,6 +3,9 @@ package com.acme.legacy;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.bootstrap.HeldFenceStack;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -15,29 +18,38 @@ public final class BootApp {
   private BootApp() {}
 
   /**
-   * @param args the JDBC URL of the database and a fence name for the application's own hold
-   * @throws Exception when the fence cannot be taken
+   * @param args the JDBC URL of the database, a fence name for the application's own hold, and a
+   *     directory under the agent's {@code audit.paths}: {@code core-inside.txt} is written in the
+   *     application's own hold, {@code inside.txt} in the agent-fenced method, {@code outside.txt}
+   *     in neither
+   * @throws Exception when the fence cannot be taken or a file cannot be written
    */
   public static void main(String[] args) throws Exception {
     System.out.println("app-loader " + BootApp.class.getClassLoader().getClass().getName());
     System.out.println(
         "stack-loader " + (HeldFenceStack.class.getClassLoader() == null ? "bootstrap" : "other"));
+    Path dir = Path.of(args[2]);
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(args[0]);
     ds.setUser("postgres");
     try (WriterFence fence = WriterFence.builder(ds).build()) {
       // Core from BOOT-INF/lib pushes the hold; the stack the agent's advice reads must see it.
-      fence.run(
+      fence.call(
           FenceRequest.builder(args[1]).build(),
-          () -> System.out.println("core-held " + HeldFenceStack.holds(args[1])));
+          () -> {
+            System.out.println("core-held " + HeldFenceStack.holds(args[1]));
+            return Files.writeString(dir.resolve("core-inside.txt"), "under the app's own fence");
+          });
     }
-    fencedWork();
+    fencedWork(dir);
     System.out.println("after-held " + HeldFenceStack.holds(null));
+    Files.writeString(dir.resolve("outside.txt"), "written with no fence held");
     System.out.println("done");
   }
 
   /** Named in the agent's {@code fence.methods}. */
-  static void fencedWork() {
+  static void fencedWork(Path dir) throws IOException {
     System.out.println("inside-held " + HeldFenceStack.holds(null));
+    Files.writeString(dir.resolve("inside.txt"), "written under the agent's fence");
   }
 }

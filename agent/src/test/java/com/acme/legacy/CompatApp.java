@@ -1,6 +1,8 @@
 package com.acme.legacy;
 
 import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * A legacy application for the compatibility runs: no writer-fence class on its class path, so it
@@ -19,8 +21,9 @@ public final class CompatApp {
   private CompatApp() {}
 
   /**
-   * @param args ignored
-   * @throws Exception when the held-fence stack cannot be asked
+   * @param args a directory under the agent's {@code audit.paths}: one file is written in it inside
+   *     the fenced method, {@code inside.txt}, and one after it, {@code outside.txt}
+   * @throws Exception when the held-fence stack cannot be asked or a file cannot be written
    */
   public static void main(String[] args) throws Exception {
     System.out.println("java " + Runtime.version().feature());
@@ -28,8 +31,10 @@ public final class CompatApp {
     System.out.println("stack-loader " + (stack.getClassLoader() == null ? "bootstrap" : "other"));
     System.out.println("class-file-bridge " + loadable(CLASS_FILE_BRIDGE));
     System.out.println("greeting " + greeting());
-    fencedWork();
+    Path dir = Path.of(args[0]);
+    fencedWork(dir);
     System.out.println("after-held " + holdsAny());
+    Files.writeString(dir.resolve("outside.txt"), "written with no fence held");
     System.out.println("done");
   }
 
@@ -39,8 +44,9 @@ public final class CompatApp {
   }
 
   /** Named in the agent's {@code fence.methods}. */
-  static void fencedWork() throws Exception {
+  static void fencedWork(Path dir) throws Exception {
     System.out.println("inside-held " + holdsAny());
+    Files.writeString(dir.resolve("inside.txt"), "written under the agent's fence");
   }
 
   private static boolean loadable(String className) {

@@ -20,10 +20,15 @@ class FatJarCompatIT {
     Path fat =
         FixtureJars.bootJar(
             FixtureJars.jar("boot-app-plain", Map.of(), BootApp.class), BootApp.class);
+    CompatRuns.Audit audit = CompatRuns.Audit.create();
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.bothFeatures(BootApp.class))
-            .jar(fat, EmbeddedDatabase.get().jdbcUrl(), FenceNames.random("boot"))
+            .withAgent(CompatRuns.bothFeatures(BootApp.class, audit))
+            .jar(
+                fat,
+                EmbeddedDatabase.get().jdbcUrl(),
+                FenceNames.random("boot"),
+                audit.volume().toString())
             .run();
     assertThat(r.exitStatus()).as(r.describe()).isZero();
     assertThat(r.stdout())
@@ -37,5 +42,7 @@ class FatJarCompatIT {
         .last()
         .isEqualTo("done");
     CompatRuns.assertNoAgentTrouble(r);
+    // The write in the application's own hold is fenced to the agent's audit too.
+    audit.assertOnlyOutsideIsUnfenced(r);
   }
 }

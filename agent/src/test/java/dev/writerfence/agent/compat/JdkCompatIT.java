@@ -21,13 +21,14 @@ class JdkCompatIT {
 
   @Test
   void fencesAndStartsCleanlyOnJava17() {
+    CompatRuns.Audit audit = CompatRuns.Audit.create();
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class, audit))
             .classPath(app)
-            .main(CompatApp.class)
+            .main(CompatApp.class, audit.volume().toString())
             .run();
-    CompatRuns.assertFencedAndClean(r);
+    CompatRuns.assertFencedAndClean(r, audit);
     assertThat(r.stdout()).as(r.describe()).contains("java 17", "class-file-bridge false");
   }
 
@@ -36,13 +37,14 @@ class JdkCompatIT {
     assumeTrue(
         Files.isExecutable(AgentJvm.JAVA_25),
         "Java 25 is not installed at " + AgentJvm.JAVA_25 + "; this run needs it");
+    CompatRuns.Audit audit = CompatRuns.Audit.create();
     AgentJvm.Result r =
         AgentJvm.on(AgentJvm.JAVA_25)
-            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class, audit))
             .classPath(app)
-            .main(CompatApp.class)
+            .main(CompatApp.class, audit.volume().toString())
             .run();
-    CompatRuns.assertFencedAndClean(r);
+    CompatRuns.assertFencedAndClean(r, audit);
     // The relocated multi-release tree is what Java 25 loads Byte Buddy's bridge from.
     assertThat(r.stdout()).as(r.describe()).contains("java 25", "class-file-bridge true");
   }

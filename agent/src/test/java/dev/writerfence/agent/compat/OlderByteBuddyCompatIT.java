@@ -14,15 +14,16 @@ import org.junit.jupiter.api.Test;
 class OlderByteBuddyCompatIT {
   @Test
   void applicationKeepsItsOwnOlderByteBuddy() {
+    CompatRuns.Audit audit = CompatRuns.Audit.create();
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class, audit))
             .classPath(
                 FixtureJars.jar("legacy-app", Map.of(), OlderByteBuddyApp.class, CompatApp.class),
                 FixtureJars.lib("byte-buddy-older.jar"))
-            .main(OlderByteBuddyApp.class)
+            .main(OlderByteBuddyApp.class, audit.volume().toString())
             .run();
-    CompatRuns.assertFencedAndClean(r);
+    CompatRuns.assertFencedAndClean(r, audit);
     assertThat(r.stdout())
         .as(r.describe())
         .contains("made made by the application's byte-buddy")

@@ -32,30 +32,32 @@ class SecondAgentCompatIT {
 
   @Test
   void bothAgentsTransformWhenWriterFenceComesFirst() {
+    CompatRuns.Audit audit = CompatRuns.Audit.create();
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
-            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class, audit))
             .option("-javaagent:" + otherAgent)
             .classPath(app)
-            .main(CompatApp.class)
+            .main(CompatApp.class, audit.volume().toString())
             .run();
-    assertBothWorked(r);
+    assertBothWorked(r, audit);
   }
 
   @Test
   void bothAgentsTransformWhenTheOtherComesFirst() {
+    CompatRuns.Audit audit = CompatRuns.Audit.create();
     AgentJvm.Result r =
         AgentJvm.onThisJdk()
             .option("-javaagent:" + otherAgent)
-            .withAgent(CompatRuns.bothFeatures(CompatApp.class))
+            .withAgent(CompatRuns.bothFeatures(CompatApp.class, audit))
             .classPath(app)
-            .main(CompatApp.class)
+            .main(CompatApp.class, audit.volume().toString())
             .run();
-    assertBothWorked(r);
+    assertBothWorked(r, audit);
   }
 
-  private static void assertBothWorked(AgentJvm.Result r) {
-    CompatRuns.assertFencedAndClean(r);
+  private static void assertBothWorked(AgentJvm.Result r, CompatRuns.Audit audit) {
+    CompatRuns.assertFencedAndClean(r, audit);
     assertThat(r.stdout())
         .as(r.describe())
         .contains("other-agent installed", "greeting hello +other-agent");
