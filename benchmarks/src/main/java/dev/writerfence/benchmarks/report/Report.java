@@ -305,7 +305,11 @@ public final class Report {
         goal,
         fmt(r) + "×",
         pass,
-        pass ? "" : String.format(Locale.ROOT, "%.0f%% short", (1 - r / min) * 100));
+        pass
+            ? ""
+            : higher
+                ? String.format(Locale.ROOT, "%.0f%% short", (1 - r / min) * 100)
+                : String.format(Locale.ROOT, "%.0f%% over", (r / min - 1) * 100));
   }
 
   private void target(String what, String goal, String measured, Boolean pass, String note) {
