@@ -82,6 +82,9 @@ public final class GcsApp {
     attempt("read/get", () -> storage.get(BlobId.of(BUCKET, "fenced/create")));
     attempt("read/list", () -> storage.list(BUCKET));
     attempt("read/bytes", () -> storage.readAllBytes(BlobId.of(BUCKET, "fenced/create")));
+    attempt(
+        "read/reader",
+        () -> storage.reader(BlobId.of(BUCKET, "fenced/create")).read(ByteBuffer.allocate(1)));
   }
 
   private static BlobInfo blob(String name) {

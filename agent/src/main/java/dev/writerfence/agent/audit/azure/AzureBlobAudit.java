@@ -13,6 +13,8 @@ import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Azure Blob Storage ({@code com.azure:azure-storage-blob}): every public client class of the
@@ -75,15 +77,19 @@ public final class AzureBlobAudit implements ClientAudit {
                 .and(nameEndsWith("Client").or(nameEndsWith("ClientBase")))
                 .and(not(nameStartsWith(BLOB + "implementation.")))
                 .and(not(isInterface())))
-        .transform(
-            AuditMatchers.advice(
-                AuditMatchers.writeOperations()
-                    .and(not(namedOneOf(READS)))
-                    .or(
-                        isPublic()
-                            .and(not(isStatic()))
-                            .and(nameStartsWith("get"))
-                            .and(nameEndsWith("OutputStream"))),
-                AzureBlobAdvice.class.getName()));
+        .transform(AuditMatchers.advice(writes(), AzureBlobAdvice.class.getName()));
+  }
+
+  /**
+   * @return the methods of the client's classes that count as writes (default-deny)
+   */
+  public static ElementMatcher.Junction<MethodDescription> writes() {
+    return AuditMatchers.writeOperations()
+        .and(not(namedOneOf(READS)))
+        .or(
+            isPublic()
+                .and(not(isStatic()))
+                .and(nameStartsWith("get"))
+                .and(nameEndsWith("OutputStream")));
   }
 }

@@ -14,6 +14,8 @@ import dev.writerfence.agent.audit.WriteTarget;
 import java.lang.reflect.Method;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Google Cloud Storage ({@code com.google.cloud:google-cloud-storage}): the implementations of
@@ -32,7 +34,7 @@ public final class GcsAudit implements ClientAudit {
 
   /** Reads, or no storage operation at all, whose names default-deny would take for writes. */
   private static final String[] READS = {
-    "testIamPermissions", "signUrl", "generateSignedPostPolicyV4", "internalObjectGet"
+    "testIamPermissions", "signUrl", "generateSignedPostPolicyV4", "internalObjectGet", "reader"
   };
 
   @Override
@@ -75,10 +77,14 @@ public final class GcsAudit implements ClientAudit {
                 .and(nameEndsWith("StorageImpl").or(nameEndsWith("StorageDecorator")))
                 .and(not(isInterface()))
                 .and(hasSuperType(named(GCS + "Storage"))))
-        .transform(
-            AuditMatchers.advice(
-                AuditMatchers.writeOperations().and(not(namedOneOf(READS))),
-                GcsAdvice.class.getName()));
+        .transform(AuditMatchers.advice(writes(), GcsAdvice.class.getName()));
+  }
+
+  /**
+   * @return the methods of the client's classes that count as writes (default-deny)
+   */
+  public static ElementMatcher.Junction<MethodDescription> writes() {
+    return AuditMatchers.writeOperations().and(not(namedOneOf(READS)));
   }
 
   private static Object call(Object target, String method) {

@@ -11,6 +11,8 @@ import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * MinIO's Java client ({@code io.minio:minio}): {@code MinioClient} and {@code MinioAsyncClient}.
@@ -47,11 +49,15 @@ public final class MinioAudit implements ClientAudit {
   public AgentBuilder install(AgentBuilder builder) {
     return builder
         .type(namedOneOf("io.minio.MinioClient", "io.minio.MinioAsyncClient"))
-        .transform(
-            AuditMatchers.advice(
-                AuditMatchers.writeOperations()
-                    .and(not(namedOneOf(READS)))
-                    .and(takesArgument(0, nameStartsWith("io.minio.").and(nameEndsWith("Args")))),
-                MinioAdvice.class.getName()));
+        .transform(AuditMatchers.advice(writes(), MinioAdvice.class.getName()));
+  }
+
+  /**
+   * @return the methods of the client's classes that count as writes (default-deny)
+   */
+  public static ElementMatcher.Junction<MethodDescription> writes() {
+    return AuditMatchers.writeOperations()
+        .and(not(namedOneOf(READS)))
+        .and(takesArgument(0, nameStartsWith("io.minio.").and(nameEndsWith("Args"))));
   }
 }

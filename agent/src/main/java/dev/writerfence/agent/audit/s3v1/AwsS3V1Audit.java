@@ -96,7 +96,10 @@ public final class AwsS3V1Audit implements ClientAudit {
         .transform(AuditMatchers.advice(writes(), S3V1Advice.class.getName()));
   }
 
-  private static ElementMatcher.Junction<MethodDescription> writes() {
+  /**
+   * @return the methods of the client's classes that count as writes (default-deny)
+   */
+  public static ElementMatcher.Junction<MethodDescription> writes() {
     // Every storage operation takes at least the bucket or a request; plumbing with arguments is
     // named.
     return AuditMatchers.writeOperations()
