@@ -1,5 +1,6 @@
 package dev.writerfence.cli;
 
+import dev.writerfence.cli.audit.AuditCommand;
 import dev.writerfence.cli.demo.DemoCommand;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Spec;
       StatusCommand.class,
       ReleaseCommand.class,
       KeyCommand.class,
+      AuditCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class WriterFenceCli implements Runnable {
@@ -75,7 +77,7 @@ public final class WriterFenceCli implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "a command is required: demo, status, release, key or schema");
+        spec.commandLine(), "a command is required: demo, status, release, key, schema or audit");
   }
 
   /**

@@ -50,7 +50,7 @@ class CommandLineUsageTest {
     assertThat(none.exitCode()).isEqualTo(2);
     assertThat(none.err().lines())
         .containsExactly(
-            "writer-fence: a command is required: demo, status, release, key or schema",
+            "writer-fence: a command is required: demo, status, release, key, schema or audit",
             "Try './writer-fence --help'");
 
     Cli.Run schema = Cli.run("schema");

@@ -22,8 +22,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>This class holds the options and runs the steps in order: {@link DemoEnvironment} starts the
  * servers, {@link WriterProcesses} the writers, {@link ProgressReporter} shows them at work, {@link
- * RecordChecker} checks what they did, and {@link TextSummary} or {@link JsonSummary} prints the
- * outcome. {@link Cleanup} stops everything, also on Ctrl-C.
+ * RecordChecker} checks what they did, {@link LegacyProcess} runs a writer without the fence under
+ * the agent's audit, and {@link TextSummary} or {@link JsonSummary} prints the outcome. {@link
+ * Cleanup} stops everything, also on Ctrl-C.
  */
 @Command(
     name = "demo",
@@ -39,6 +40,10 @@ import picocli.CommandLine.Spec;
           + " its fencing token. Then checks the record: no two critical sections overlap, fencing"
           + " tokens rise in time order, every object carries the token of the lease that wrote it"
           + " last.",
+      "",
+      "Then a legacy writer with no writer-fence code, run with the agent in audit log mode,"
+          + " writes one object (bucket legacy-exports) without the fence: the summary lists it"
+          + " as an unfenced write, and none of the fenced writers' writes.",
       "",
       "With --jdbc-url on a shared database, pick a fence name and a schema that no real writer"
           + " uses (for example --fence demo-$USER --schema demo_fence): the demo's writers take"
@@ -154,6 +159,9 @@ public final class DemoCommand implements Callable<Integer> {
         throw new CancellationException("stopped by a signal");
       }
       double writeSeconds = writing.seconds();
+      // After the fenced writers, so its JVM start takes no CPU from them; it runs while their
+      // record and the bucket are checked.
+      LegacyProcess legacy = LegacyProcess.start(environment, folder, cleanup);
 
       List<WriterResult> results = processes.results();
       List<SectionRecord> sections = results.stream().flatMap(r -> r.sections().stream()).toList();
@@ -161,7 +169,8 @@ public final class DemoCommand implements Callable<Integer> {
           StampReader.readAll(environment.s3(), DemoEnvironment.BUCKET);
       progress.checking(writeSeconds, sections.size(), stamps.size());
       CheckReport check = RecordChecker.check(sections, stamps);
-      DemoOutcome outcome = DemoOutcome.of(results, check, folder, run.seconds());
+      LegacyResult legacyResult = legacy.result(folder);
+      DemoOutcome outcome = DemoOutcome.of(results, check, legacyResult, folder, run.seconds());
       ok = outcome.ok();
       if (json) {
         out.println(Json.MAPPER.writeValueAsString(JsonSummary.of(outcome, workload, environment)));

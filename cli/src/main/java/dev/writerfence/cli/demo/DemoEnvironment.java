@@ -17,6 +17,12 @@ final class DemoEnvironment {
   /** The bucket every writer writes to. */
   static final String BUCKET = "corpus";
 
+  /**
+   * The bucket the legacy writer writes to: not {@link #BUCKET}, whose every object the checks
+   * require to carry a fencing token.
+   */
+  static final String LEGACY_BUCKET = "legacy-exports";
+
   private final DemoDatabase database;
   private final String databaseName;
   private final String schema;
@@ -70,6 +76,7 @@ final class DemoEnvironment {
         cleanup.add(
             S3Clients.create(storage.endpoint(), DemoStorage.ACCESS_KEY, DemoStorage.SECRET_KEY));
     s3.createBucket(b -> b.bucket(BUCKET));
+    s3.createBucket(b -> b.bucket(LEGACY_BUCKET));
     progress.storageReady(storage.endpoint(), BUCKET, startup.seconds());
     return new DemoEnvironment(database, databaseName, db.schema(), storage, s3);
   }

@@ -8,23 +8,40 @@ import java.util.List;
  *
  * @param results one per writer process, in launch order
  * @param check what {@link RecordChecker} found in the record and the bucket
+ * @param legacy what the legacy writer did, as the agent's audit saw it
  * @param failures what went wrong apart from the checks: writers that failed, failed writes,
  *     nothing acquired at all
  * @param totalSeconds the whole run, from the start to the end of the checks
  */
 record DemoOutcome(
-    List<WriterResult> results, CheckReport check, List<String> failures, double totalSeconds) {
+    List<WriterResult> results,
+    CheckReport check,
+    LegacyResult legacy,
+    List<String> failures,
+    double totalSeconds) {
 
   /**
    * @param results one per writer process, in launch order
    * @param check what the checks found
+   * @param legacy what the legacy writer did
    * @param folder the run folder, to point at a failed writer's log
    * @param totalSeconds the whole run
    * @return the outcome, with the failures found in the results
    */
   static DemoOutcome of(
-      List<WriterResult> results, CheckReport check, RunFolder folder, double totalSeconds) {
-    return new DemoOutcome(results, check, failures(results, folder), totalSeconds);
+      List<WriterResult> results,
+      CheckReport check,
+      LegacyResult legacy,
+      RunFolder folder,
+      double totalSeconds) {
+    List<String> failures = failures(results, folder);
+    if (legacy.failure() != null) {
+      failures.add(legacy.failure());
+    } else if (legacy.unfenced().isEmpty()) {
+      // The legacy writer wrote without a fence: an audit that lists nothing has shown nothing.
+      failures.add("the audit listed no unfenced write of the legacy writer");
+    }
+    return new DemoOutcome(results, check, legacy, failures, totalSeconds);
   }
 
   /**

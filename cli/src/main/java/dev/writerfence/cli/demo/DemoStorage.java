@@ -9,9 +9,12 @@ import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
 
 /** S3Proxy in this process: its in-memory {@code transient} store, on 127.0.0.1, path-style. */
-final class DemoStorage implements AutoCloseable {
-  static final String ACCESS_KEY = "writer-fence-demo";
-  static final String SECRET_KEY = "writer-fence-demo-secret";
+public final class DemoStorage implements AutoCloseable {
+  /** The access key of the server's one account. */
+  public static final String ACCESS_KEY = "writer-fence-demo";
+
+  /** Its secret key. */
+  public static final String SECRET_KEY = "writer-fence-demo-secret";
 
   private final S3Proxy proxy;
   private final BlobStore store;
@@ -27,7 +30,7 @@ final class DemoStorage implements AutoCloseable {
    * @return a running server on a free port of 127.0.0.1; close it
    * @throws Exception when it does not start
    */
-  static DemoStorage start() throws Exception {
+  public static DemoStorage start() throws Exception {
     Properties properties = new Properties();
     properties.setProperty("jclouds.identity", ACCESS_KEY);
     properties.setProperty("jclouds.credential", SECRET_KEY);
@@ -53,7 +56,7 @@ final class DemoStorage implements AutoCloseable {
   /**
    * @return {@code http://127.0.0.1:<port>}
    */
-  URI endpoint() {
+  public URI endpoint() {
     return endpoint;
   }
 

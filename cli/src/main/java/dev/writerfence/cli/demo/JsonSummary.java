@@ -2,6 +2,7 @@ package dev.writerfence.cli.demo;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.writerfence.cli.audit.UnfencedWriteRow;
 
 /**
  * The one JSON object a run prints on stdout under {@code --json}: the totals, the count of each
@@ -42,6 +43,19 @@ final class JsonSummary {
     root.put("lease_violations", check.leaseViolations());
     root.put("stamp_violations", check.stampViolations());
     root.put("violations", check.violations());
+    // The legacy writer's writes the agent listed as unfenced (the fenced writers' never are).
+    root.put("unfenced_writes", outcome.legacy().unfencedWrites());
+    ArrayNode unfenced = root.putArray("unfenced_write_list");
+    for (UnfencedWriteRow u : outcome.legacy().unfenced()) {
+      ObjectNode w = unfenced.addObject();
+      w.put("client", u.client());
+      w.put("operation", u.operation());
+      w.put("bucket", u.bucket());
+      w.put("key", u.key());
+      w.put("call_site", u.callSite());
+      w.put("thread", u.thread());
+      w.put("count", u.count());
+    }
     ArrayNode perWriter = root.putArray("per_writer");
     outcome.results().forEach(r -> writer(perWriter.addObject(), r));
     ArrayNode examples = root.putArray("violation_examples");

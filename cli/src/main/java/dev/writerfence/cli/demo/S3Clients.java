@@ -11,7 +11,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** AWS SDK v2 S3 clients for an S3-compatible server such as S3Proxy. */
-final class S3Clients {
+public final class S3Clients {
   private S3Clients() {}
 
   /**
@@ -23,7 +23,7 @@ final class S3Clients {
    * @param secretKey the secret key
    * @return the client; close it
    */
-  static S3Client create(URI endpoint, String accessKey, String secretKey) {
+  public static S3Client create(URI endpoint, String accessKey, String secretKey) {
     return S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)

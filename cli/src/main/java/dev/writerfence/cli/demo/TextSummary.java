@@ -1,6 +1,7 @@
 package dev.writerfence.cli.demo;
 
 import dev.writerfence.cli.TextTable;
+import dev.writerfence.cli.audit.UnfencedWriteTable;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -41,6 +42,12 @@ final class TextSummary {
     out.printf(
         "handovers between writer processes: %d   highest fencing token: %d   objects checked: %d%n",
         check.handovers(), totals.maxToken(), check.objects());
+    out.println();
+    out.printf(
+        "unfenced writes (the legacy writer, pid %d, run with the agent in audit log mode): %d%n",
+        outcome.legacy().pid(), outcome.legacy().unfencedWrites());
+    UnfencedWriteTable.print(out, outcome.legacy().unfenced());
+    out.println();
     check.examples().forEach(e -> out.println("  " + e));
     outcome.failures().forEach(f -> out.println("  " + f));
     if (outcome.ok()) {

@@ -141,16 +141,21 @@ final class WriterProcesses {
     return pb.start();
   }
 
+  /**
+   * @return the {@code java} that runs this JVM
+   */
+  static String javaBinary() {
+    return ProcessHandle.current()
+        .info()
+        .command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+  }
+
   /** The writer's command line: a small, quick-starting JVM running {@link DemoWriter}. */
   private static List<String> command(
       String label, Workload workload, DemoEnvironment environment, RunFolder folder) {
-    String java =
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     List<String> command = new ArrayList<>();
-    command.add(java);
+    command.add(javaBinary());
     command.add("-XX:+UseSerialGC");
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-Xmx256m");

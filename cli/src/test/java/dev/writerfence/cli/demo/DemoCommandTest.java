@@ -53,9 +53,33 @@ class DemoCommandTest {
     }
     assertThat(perWriterSum).isEqualTo(summary.get("acquisitions").asInt());
     assertThat(summary.get("fence_name").asText()).isEqualTo("corpus");
+    assertThat(summary.get("unfenced_writes").asLong()).isEqualTo(1); // the legacy writer's only
     assertThat(run.err())
         .contains("each writes for 8 s once started, fence 'corpus'")
         .containsPattern("\\[ *[0-9.]+ s\\] finished sections +[0-9]+  holder: ");
+  }
+
+  @Test
+  void demoListsTheLegacyWritersUnfencedWriteAndNoneOfTheFencedOnes() throws Exception {
+    Cli.Run run = Cli.run("demo", "--json", "--writers", "2", "--threads", "1", "--seconds", "2");
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    JsonNode summary = JSON.readTree(run.out());
+    assertThat(summary.get("acquisitions").asInt()).isPositive(); // the fenced writers wrote
+    assertThat(summary.get("unfenced_writes").isNumber()).isTrue();
+    assertThat(summary.get("unfenced_writes").asLong()).isEqualTo(1);
+    assertThat(summary.get("unfenced_write_list"))
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.get("client").asText()).isEqualTo("aws-s3-v2");
+              assertThat(w.get("operation").asText()).isEqualTo("putObject");
+              assertThat(w.get("bucket").asText()).isEqualTo(DemoEnvironment.LEGACY_BUCKET);
+              assertThat(w.get("key").asText()).isEqualTo(LegacyProcess.KEY);
+              assertThat(w.get("call_site").asText())
+                  .startsWith(LegacyWriter.class.getName() + ".export(LegacyWriter.java:");
+              assertThat(w.get("count").asLong()).isEqualTo(1);
+            });
   }
 
   @Test
@@ -122,7 +146,14 @@ class DemoCommandTest {
         .containsPattern("finished sections +[0-9]+  holder: ")
         .contains(
             "overlaps: 0   token order violations: 0   lease violations: 0   stamp violations: 0")
-        .contains("OK: ");
+        .contains("OK: ")
+        .containsPattern(
+            "unfenced writes \\(the legacy writer, pid [0-9]+, run with the agent in audit log"
+                + " mode\\): 1")
+        .containsPattern(
+            "aws-s3-v2 +putObject +legacy-exports +exports/nightly.json +"
+                + "dev\\.writerfence\\.cli\\.demo\\.LegacyWriter\\.export\\(LegacyWriter\\.java:[0-9]+\\)"
+                + " +main +1");
     // the legend sits right under the table, before the violation counts
     assertThat(run.out())
         .contains(String.join(System.lineSeparator(), TextSummary.LEGEND) + System.lineSeparator());

@@ -1,0 +1,57 @@
+package dev.writerfence.cli.audit;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
+
+/**
+ * Finds the shaded agent jar that {@code audit} and the demo's legacy writer attach.
+ *
+ * <p>The build copies it to {@code agent/writer-fence-agent.jar} beside the CLI's jar ({@code
+ * cli/target/agent/}); the same rule finds it from {@code cli/target/classes} when the classes run
+ * unpackaged (tests). The system property {@value #PROPERTY} names another jar.
+ */
+public final class AgentJar {
+  /** A system property naming the agent jar, which wins over the one beside the CLI. */
+  public static final String PROPERTY = "writer-fence.agent.jar";
+
+  private AgentJar() {}
+
+  /**
+   * @return the absolute path of an existing agent jar
+   * @throws IllegalStateException when there is none, naming the path looked at and how to build it
+   */
+  public static Path locate() {
+    String named = System.getProperty(PROPERTY);
+    Path jar =
+        named != null && !named.isBlank()
+            ? Path.of(named).toAbsolutePath()
+            : besideTheCli().resolve("agent").resolve("writer-fence-agent.jar");
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(
+          "no agent jar at "
+              + jar
+              + ": build it with 'mvn package -pl cli -am' (the ./writer-fence launcher does), or"
+              + " name one with -D"
+              + PROPERTY
+              + "=FILE");
+    }
+    return jar;
+  }
+
+  /** The folder holding the CLI's jar, or the folder holding its classes folder. */
+  private static Path besideTheCli() {
+    CodeSource source = AgentJar.class.getProtectionDomain().getCodeSource();
+    if (source == null || source.getLocation() == null) {
+      throw new IllegalStateException("the CLI's classes have no location to find the agent by");
+    }
+    try {
+      Path location = Path.of(source.getLocation().toURI()).toAbsolutePath();
+      return location.getParent();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(
+          "the CLI's location is not a file: " + source.getLocation(), e);
+    }
+  }
+}

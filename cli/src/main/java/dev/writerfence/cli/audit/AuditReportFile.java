@@ -1,0 +1,65 @@
+package dev.writerfence.cli.audit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the agent's JSON audit report ({@code audit.report}): an object whose {@code
+ * unfenced_writes} array holds one object per call site (see agent/README.md).
+ *
+ * @param mode the agent's audit mode, {@code log} or {@code enforce}
+ * @param writes one row per call site, in the report's order
+ */
+public record AuditReportFile(String mode, List<UnfencedWriteRow> writes) {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * @param file a report the agent wrote
+   * @return its contents
+   * @throws IOException when the file cannot be read or is not such a report
+   */
+  public static AuditReportFile read(Path file) throws IOException {
+    JsonNode root = JSON.readTree(file.toFile());
+    JsonNode writes = root == null ? null : root.get("unfenced_writes");
+    if (writes == null || !writes.isArray()) {
+      throw new IOException(file + " is not an audit report: no unfenced_writes array");
+    }
+    List<UnfencedWriteRow> rows = new ArrayList<>();
+    for (JsonNode w : writes) {
+      rows.add(
+          new UnfencedWriteRow(
+              text(w, "client"),
+              text(w, "operation"),
+              text(w, "bucket"),
+              text(w, "key"),
+              text(w, "call_site"),
+              text(w, "thread"),
+              w.path("count").asLong(),
+              w.path("refused").asLong()));
+    }
+    return new AuditReportFile(text(root, "mode"), List.copyOf(rows));
+  }
+
+  /**
+   * @return the unfenced writes, all call sites together
+   */
+  public long total() {
+    return writes.stream().mapToLong(UnfencedWriteRow::count).sum();
+  }
+
+  /**
+   * @return the writes enforce mode refused, all call sites together
+   */
+  public long refused() {
+    return writes.stream().mapToLong(UnfencedWriteRow::refused).sum();
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode value = node.get(field);
+    return value == null || value.isNull() ? null : value.asText();
+  }
+}

@@ -1,0 +1,59 @@
+package dev.writerfence.cli.audit;
+
+import dev.writerfence.cli.TextTable;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Prints unfenced writes as a table: one row per call site. */
+public final class UnfencedWriteTable {
+  private static final List<String> COLUMNS =
+      List.of("client", "operation", "bucket", "key/path", "call site", "thread", "count");
+
+  private UnfencedWriteTable() {}
+
+  /**
+   * Prints {@code none} when there are no rows, else a header and one line per row, with a {@code
+   * refused} column only when enforce mode refused some write.
+   *
+   * @param out where to print
+   * @param writes the rows
+   */
+  public static void print(PrintWriter out, List<UnfencedWriteRow> writes) {
+    if (writes.isEmpty()) {
+      out.println("none");
+      return;
+    }
+    boolean refusals = writes.stream().anyMatch(w -> w.refused() > 0);
+    List<String> header = new ArrayList<>(COLUMNS);
+    if (refusals) {
+      header.add("refused");
+    }
+    TextTable table = new TextTable(header.toArray(String[]::new)).alignRight(6);
+    if (refusals) {
+      table.alignRight(7);
+    }
+    for (UnfencedWriteRow w : writes) {
+      List<Object> cells = new ArrayList<>();
+      cells.addAll(
+          Arrays.asList(
+              w.client(),
+              w.operation(),
+              dash(w.bucket()),
+              dash(w.key()),
+              w.callSite(),
+              w.thread(),
+              w.count()));
+      if (refusals) {
+        cells.add(w.refused());
+      }
+      table.row(cells.toArray());
+    }
+    table.print(out);
+  }
+
+  private static String dash(String value) {
+    return value == null ? "-" : value;
+  }
+}

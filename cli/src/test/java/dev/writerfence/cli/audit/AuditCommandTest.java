@@ -1,0 +1,207 @@
+package dev.writerfence.cli.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.writerfence.cli.Cli;
+import dev.writerfence.cli.demo.DemoStorage;
+import dev.writerfence.cli.demo.S3Clients;
+import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.FenceNames;
+import dev.writerfence.testing.ForkedJvm;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.example.audited.AuditedApp;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * {@code writer-fence audit} for real: {@link AuditedApp} forked with the real agent jar
+ * (target/agent, copied by the build), writing to S3Proxy on 127.0.0.1 inside and outside a fence
+ * held in the embedded PostgreSQL.
+ */
+class AuditCommandTest {
+  private static final String CLIENT = "aws-s3-v2";
+
+  private static DemoStorage storage;
+  private static S3Client s3;
+  private static EmbeddedDatabase db;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void start() throws Exception {
+    db = EmbeddedDatabase.get();
+    storage = DemoStorage.start();
+    s3 = S3Clients.create(storage.endpoint(), DemoStorage.ACCESS_KEY, DemoStorage.SECRET_KEY);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (s3 != null) {
+      s3.close();
+    }
+    if (storage != null) {
+      storage.close();
+    }
+  }
+
+  @Test
+  void C22_auditListsExactlyTheUnfencedWrites() throws Exception {
+    String bucket = bucket("log");
+    Path report = dir.resolve("report.json");
+
+    Cli.Run run = audit(List.of("--report", report.toString()), appCommand(bucket, 0));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(AuditReportFile.read(report).writes())
+        .extracting(
+            UnfencedWriteRow::client,
+            UnfencedWriteRow::operation,
+            UnfencedWriteRow::bucket,
+            UnfencedWriteRow::key,
+            UnfencedWriteRow::count,
+            UnfencedWriteRow::refused)
+        .containsExactlyInAnyOrder(
+            tuple(CLIENT, "putObject", bucket, AuditedApp.UNFENCED_PUT, 1L, 0L),
+            tuple(CLIENT, "deleteObject", bucket, AuditedApp.UNFENCED_DELETE, 1L, 0L));
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines)
+        .contains(
+            "writer-fence audit (log): 2 unfenced writes at 2 call sites; the command exited"
+                + " with 0")
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("client")
+                    .contains("operation", "bucket", "key/path", "call site", "thread", "count")
+                    .doesNotContain("refused"))
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .contains(CLIENT, "putObject", bucket, AuditedApp.UNFENCED_PUT, "main")
+                    .contains("org.example.audited.AuditedApp.unfencedPut(AuditedApp.java:")
+                    .endsWith(" 1"))
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .contains("deleteObject", AuditedApp.UNFENCED_DELETE)
+                    .contains("org.example.audited.AuditedApp.unfencedDelete(AuditedApp.java:"))
+        .contains("report: " + report.toAbsolutePath());
+    assertThat(run.out()).doesNotContain(AuditedApp.FENCED);
+    assertThat(exists(bucket, AuditedApp.FENCED)).isTrue();
+    assertThat(exists(bucket, AuditedApp.UNFENCED_PUT)).isTrue();
+  }
+
+  @Test
+  void C22_enforceRefusesTheUnfencedWritesAndExitsWithThree() throws Exception {
+    String bucket = bucket("enforce");
+
+    Cli.Run run = audit(List.of("--enforce"), appCommand(bucket, 0));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(AuditCommand.REFUSED);
+    assertThat(run.out())
+        .contains("writer-fence audit (enforce): 2 unfenced writes at 2 call sites, 2 refused;")
+        .containsPattern("count +refused")
+        .doesNotContain("report: "); // no --report: the temporary report is gone
+    assertThat(exists(bucket, AuditedApp.UNFENCED_PUT)).isFalse();
+    assertThat(exists(bucket, AuditedApp.FENCED)).isTrue();
+  }
+
+  @Test
+  void theCommandsOwnExitStatusIsPassedThrough() throws Exception {
+    String bucket = bucket("status");
+
+    Cli.Run run = audit(List.of(), appCommand(bucket, 7));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(7);
+    assertThat(run.out()).contains("2 unfenced writes at 2 call sites; the command exited with 7");
+  }
+
+  @Test
+  void aCommandThatIsNotJavaGetsTheAgentThroughJavaToolOptions() throws Exception {
+    String bucket = bucket("script");
+    List<String> command = new ArrayList<>(List.of("env", "WRITER_FENCE_AUDIT_TEST=1"));
+    command.addAll(appCommand(bucket, 0));
+
+    Cli.Run run = audit(List.of(), command);
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(run.out()).contains("writer-fence audit (log): 2 unfenced writes at 2 call sites");
+  }
+
+  @Test
+  void aCommandThatStartsNoJvmLeavesNoReportAndFails() {
+    Cli.Run ok = audit(List.of(), List.of("true"));
+    Cli.Run failed = audit(List.of(), List.of("sh", "-c", "exit 5"));
+
+    assertThat(ok.exitCode()).isEqualTo(1);
+    assertThat(ok.err())
+        .contains("writer-fence audit: no audit report at ")
+        .contains("the command started no JVM with the agent");
+    assertThat(failed.exitCode()).isEqualTo(5);
+  }
+
+  @Test
+  void aCommandThatCannotStartIsNamed() {
+    Cli.Run run = audit(List.of(), List.of("/nonexistent/java-like-program"));
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).startsWith("writer-fence audit: cannot start '/nonexistent/");
+  }
+
+  @Test
+  void noCommandIsBadInput() {
+    Cli.Run run = Cli.run("audit", "--enforce");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).startsWith("writer-fence: missing required parameter: 'COMMAND'");
+  }
+
+  private static Cli.Run audit(List<String> options, List<String> command) {
+    List<String> args = new ArrayList<>(List.of("audit"));
+    args.addAll(options);
+    args.add("--");
+    args.addAll(command);
+    return Cli.run(args.toArray(String[]::new));
+  }
+
+  private List<String> appCommand(String bucket, int status) {
+    List<String> command = new ArrayList<>();
+    command.add(ForkedJvm.javaBinary());
+    command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
+    command.addAll(List.of("-cp", ForkedJvm.testClassPath(), AuditedApp.class.getName()));
+    command.addAll(
+        List.of(
+            storage.endpoint().toString(),
+            db.jdbcUrl(),
+            FenceNames.random("audit"),
+            bucket,
+            Integer.toString(status)));
+    return command;
+  }
+
+  private static String bucket(String purpose) {
+    String bucket = FenceNames.random(purpose).toLowerCase(Locale.ROOT);
+    s3.createBucket(b -> b.bucket(bucket));
+    return bucket;
+  }
+
+  private static boolean exists(String bucket, String key) {
+    try {
+      s3.headObject(h -> h.bucket(bucket).key(key));
+      return true;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+}
