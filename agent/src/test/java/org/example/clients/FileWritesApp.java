@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * File writes for the audit tests, one JDK write path family per method (and so per call site)
@@ -46,6 +47,8 @@ public final class FileWritesApp {
     attempt("move", app::move);
     attempt("delete", app::delete);
     attempt("set-attribute", app::setAttribute);
+    attempt("set-times", app::setTimes);
+    attempt("set-permissions", app::setPermissions);
     attempt("file-output-stream", app::fileOutputStream);
     attempt("random-access-rw", app::randomAccess);
     attempt("io-delete", app::ioDelete);
@@ -103,6 +106,15 @@ public final class FileWritesApp {
 
   private void setAttribute() throws Exception {
     Files.setAttribute(in.resolve("files-write"), "basic:lastModifiedTime", FileTime.fromMillis(0));
+  }
+
+  private void setTimes() throws Exception {
+    Files.setLastModifiedTime(in.resolve("file-channel"), FileTime.fromMillis(0));
+  }
+
+  private void setPermissions() throws Exception {
+    Files.setPosixFilePermissions(
+        in.resolve("async-channel"), PosixFilePermissions.fromString("rw-------"));
   }
 
   private void fileOutputStream() throws Exception {

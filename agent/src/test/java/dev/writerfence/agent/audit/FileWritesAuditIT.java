@@ -38,6 +38,8 @@ class FileWritesAuditIT {
     UNFENCED.put("move", "move");
     UNFENCED.put("delete", "delete");
     UNFENCED.put("set-attribute", "setAttribute");
+    UNFENCED.put("set-times", "setTimes");
+    UNFENCED.put("set-permissions", "setPermissions");
     UNFENCED.put("file-output-stream", "FileOutputStream");
     UNFENCED.put("random-access-rw", "RandomAccessFile");
     UNFENCED.put("io-delete", "delete");

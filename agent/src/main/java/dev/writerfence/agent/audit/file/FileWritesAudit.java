@@ -42,6 +42,9 @@ import net.bytebuddy.matcher.ElementMatcher;
  *       opens with a writing option, and by default-deny every other method taking a path first
  *       that is not a read (create, delete, copy target, move, links, set attribute, and whatever a
  *       later JDK adds);
+ *   <li>the default file system's attribute views: {@code setTimes}, {@code setPermissions}, {@code
+ *       setOwner}... (what {@code Files.setLastModifiedTime} and {@code
+ *       Files.setPosixFilePermissions} reach);
  *   <li>{@code FileOutputStream.open} and {@code RandomAccessFile.open} (any mode but {@code r});
  *   <li>{@code java.io.File}'s changing methods (delete, rename, mkdir, create, set time or
  *       permission, delete on exit, and whatever is not a read), its {@code createTempFile} into a
@@ -66,6 +69,14 @@ public final class FileWritesAudit implements ClientAudit {
           "sun.nio.fs.BsdFileSystemProvider",
           "sun.nio.fs.MacOSXFileSystemProvider",
           "sun.nio.fs.AixFileSystemProvider");
+
+  /** Attribute views of the default file system whose {@code file} field is the path. */
+  private static final List<String> ATTRIBUTE_VIEWS =
+      List.of(
+          "sun.nio.fs.UnixFileAttributeViews$Basic",
+          "sun.nio.fs.UnixFileAttributeViews$Posix",
+          "sun.nio.fs.UnixFileAttributeViews$Unix",
+          "sun.nio.fs.LinuxDosFileAttributeView");
 
   private static final List<String> IO_FILE_SYSTEMS = List.of("java.io.UnixFileSystem");
 
@@ -220,6 +231,11 @@ public final class FileWritesAudit implements ClientAudit {
                     .and(not(named("rename")))
                     .and(changes()),
                 PathAdvice.class.getName()))
+        .type(namedOneOf(ATTRIBUTE_VIEWS.toArray(new String[0])))
+        .transform(
+            AuditMatchers.advice(
+                changes().and(not(namedOneOf("name", "size"))),
+                AttributeViewAdvice.class.getName()))
         .type(named("java.io.File"))
         .transform(
             AuditMatchers.advice(
