@@ -1,0 +1,111 @@
+package dev.writerfence.samples.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import dev.writerfence.samples.spring.StorageConfiguration.EmbeddedS3;
+import dev.writerfence.samples.spring.selfinvoked.ReportWriter;
+import dev.writerfence.samples.spring.selfinvoked.SelfInvokingApp;
+import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.ForkedJvm;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * C23 with real Spring: {@link SelfInvokingApp} in its own JVM with the real agent jar in audit log
+ * mode, the starter fencing {@link ReportWriter} through its AOP proxy, writing to S3Proxy on
+ * 127.0.0.1 with AWS SDK v2.
+ */
+class SelfInvokedAuditIT {
+  /** Copied by the build in pre-integration-test (see the pom); relative to the module. */
+  private static final Path AGENT_JAR =
+      Path.of("target", "agent", "writer-fence-agent.jar").toAbsolutePath();
+
+  @TempDir Path dir;
+
+  @Test
+  void C23_selfInvokedFencedMethodIsFlaggedAsUnfenced() throws Exception {
+    String bucket = "reports-" + UUID.randomUUID().toString().substring(0, 8);
+    EmbeddedS3 server = new EmbeddedS3("sample", "sample-secret");
+    try (S3Client s3 = client(server.endpoint())) {
+      s3.createBucket(b -> b.bucket(bucket));
+      Path report = dir.resolve("audit.json");
+      // Agent settings in its own file: -Dwriter-fence.audit.* would also reach the starter's
+      // writer-fence.* properties, which refuse unknown keys.
+      Path settings = dir.resolve("agent.properties");
+      Files.writeString(settings, "audit.mode=log\naudit.report=" + report + "\n");
+      List<String> jvm = new ArrayList<>(ForkedJvm.DEFAULT_JVM_OPTIONS);
+      jvm.add("-javaagent:" + AGENT_JAR + "=config=" + settings);
+
+      try (ForkedJvm app =
+          ForkedJvm.start(
+              jvm,
+              SelfInvokingApp.class,
+              "--spring.datasource.url=" + EmbeddedDatabase.get().jdbcUrl(),
+              "--spring.datasource.username=postgres",
+              "--sample.s3.endpoint=" + server.endpoint(),
+              "--sample.bucket=" + bucket)) {
+        app.awaitLine("done", Duration.ofMinutes(4));
+        assertThat(app.awaitExit(Duration.ofMinutes(1))).as(app.stderr()).isZero();
+        assertThat(app.output())
+            .contains("aop-proxy true", "wrote proxied held=true", "wrote self-invoked held=false");
+      }
+
+      DocumentContext audit = JsonPath.parse(report.toFile());
+      assertThat(audit.<String>read("$.mode")).isEqualTo("log");
+      assertThat(audit.<Integer>read("$.total_unfenced_writes")).isEqualTo(1);
+      List<Map<String, Object>> writes = audit.read("$.unfenced_writes");
+      assertThat(writes)
+          .singleElement()
+          .satisfies(
+              w -> {
+                assertThat(w)
+                    .containsEntry("client", "aws-s3-v2")
+                    .containsEntry("operation", "putObject")
+                    .containsEntry("bucket", bucket)
+                    .containsEntry("key", "self-invoked")
+                    .containsEntry("thread", "main")
+                    .containsEntry("count", 1)
+                    .containsEntry("refused", 0);
+                // The call site is the bean's own method, not the proxy's nor the caller's.
+                assertThat((String) w.get("call_site"))
+                    .startsWith(ReportWriter.class.getName() + ".write(")
+                    .contains("ReportWriter.java:");
+              });
+      // Log mode: both writes went out; only the self-invoked one is listed.
+      s3.headObject(h -> h.bucket(bucket).key("proxied"));
+      s3.headObject(h -> h.bucket(bucket).key("self-invoked"));
+    } finally {
+      server.destroy();
+    }
+  }
+
+  private static S3Client client(URI endpoint) {
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("sample", "sample-secret")))
+        .forcePathStyle(true)
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .httpClientBuilder(UrlConnectionHttpClient.builder())
+        .build();
+  }
+}
