@@ -327,7 +327,10 @@ public final class MixedWriterApp {
     return StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY_ID, SECRET));
   }
 
-  private static software.amazon.awssdk.services.s3.S3ClientBuilder syncBuilder(URI endpoint) {
+  /**
+   * A sync client builder for the test's S3Proxy, with the app's account (also StoppedHolderApp).
+   */
+  static software.amazon.awssdk.services.s3.S3ClientBuilder syncBuilder(URI endpoint) {
     return S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
