@@ -28,9 +28,11 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * C23 with real Spring: {@link SelfInvokingApp} in its own JVM with the real agent jar in audit log
- * mode, the starter fencing {@link ReportWriter} through its AOP proxy, writing to S3Proxy on
- * 127.0.0.1 with AWS SDK v2.
+ * C23 with real Spring: {@link SelfInvokingApp} as a Boot executable jar in its own JVM with the
+ * real agent jar in audit log mode, the starter fencing {@link ReportWriter} through its AOP proxy,
+ * writing to S3Proxy on 127.0.0.1 with AWS SDK v2. The app's classes and its writer-fence core load
+ * through Boot's class loader; that the proxied write is not listed shows the agent's audit sees
+ * the starter's hold (the held-fence stack in the bootstrap class loader is shared).
  */
 class SelfInvokedAuditIT {
   /** Copied by the build in pre-integration-test (see the pom); relative to the module. */
@@ -53,10 +55,13 @@ class SelfInvokedAuditIT {
       List<String> jvm = new ArrayList<>(ForkedJvm.DEFAULT_JVM_OPTIONS);
       jvm.add("-javaagent:" + AGENT_JAR + "=config=" + settings);
 
+      Path bootJar = BootJars.ofTestClassPath(dir, SelfInvokingApp.class);
+
       try (ForkedJvm app =
           ForkedJvm.start(
               jvm,
-              SelfInvokingApp.class,
+              bootJar.toString(),
+              BootJars.LAUNCHER,
               "--spring.datasource.url=" + EmbeddedDatabase.get().jdbcUrl(),
               "--spring.datasource.username=postgres",
               "--sample.s3.endpoint=" + server.endpoint(),
@@ -64,7 +69,11 @@ class SelfInvokedAuditIT {
         app.awaitLine("done", Duration.ofMinutes(4));
         assertThat(app.awaitExit(Duration.ofMinutes(1))).as(app.stderr()).isZero();
         assertThat(app.output())
-            .contains("aop-proxy true", "wrote proxied held=true", "wrote self-invoked held=false");
+            .contains(
+                "app-loader org.springframework.boot.loader.launch.LaunchedClassLoader",
+                "aop-proxy true",
+                "wrote proxied held=true",
+                "wrote self-invoked held=false");
       }
 
       DocumentContext audit = JsonPath.parse(report.toFile());
