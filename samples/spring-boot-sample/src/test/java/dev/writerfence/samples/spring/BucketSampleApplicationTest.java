@@ -41,6 +41,9 @@ class BucketSampleApplicationTest {
   static void database(DynamicPropertyRegistry registry) {
     registry.add("spring.datasource.url", () -> EmbeddedDatabase.get().jdbcUrl());
     registry.add("spring.datasource.username", () -> "postgres");
+    // Four threads queue on one bucket: on a loaded machine a batch takes seconds, so the default
+    // 5 busy retries run out before a thread's turn comes.
+    registry.add("writer-fence.retry.max-attempts", () -> "100");
   }
 
   @Test
