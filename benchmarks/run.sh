@@ -9,7 +9,8 @@
 # BENCH_BUILD=module builds only this module against the writer-fence jars already installed in
 # ~/.m2 (for work in a checkout where others build too); BENCH_BUILD=none uses what the last
 # `mvn verify` of the whole project built (CI); the default builds it with its upstream modules
-# from this checkout.
+# from this checkout. BENCH_ONLY=audit runs only the audit-advice benchmark (no database) into
+# the plan's existing directory and reports the run again with its rows added.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,4 +47,4 @@ if [ -f agent/target/writer-fence-agent.jar ] && [ -d agent/target/test-classes 
   agent_args=(-Dbench.agent.jar="$snapshot/writer-fence-agent.jar" -Dbench.agent.test-classes="$snapshot/agent-test-classes")
 fi
 
-exec java -cp "$cp" -Djava.awt.headless=true "${agent_args[@]}" dev.writerfence.benchmarks.BenchmarkMain "$plan" "$out" $doc
+exec java -cp "$cp" -Djava.awt.headless=true -Dbench.only="${BENCH_ONLY:-}" "${agent_args[@]}" dev.writerfence.benchmarks.BenchmarkMain "$plan" "$out" $doc

@@ -3,6 +3,7 @@ package dev.writerfence.benchmarks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.writerfence.benchmarks.jmh.AgentWeavingBenchmark;
+import dev.writerfence.benchmarks.jmh.AuditBenchmark;
 import dev.writerfence.benchmarks.jmh.ContentionBenchmark;
 import dev.writerfence.benchmarks.jmh.CycleBenchmark;
 import dev.writerfence.benchmarks.jmh.ScaleBenchmark;
@@ -50,6 +51,15 @@ public final class BenchmarkMain {
   static final Path AGENT_TEST_CLASSES =
       Path.of(System.getProperty("bench.agent.test-classes", "agent/target/test-classes"));
 
+  /**
+   * System property: {@code audit} runs only the audit benchmark (no database) into an existing
+   * run's directory, then the report (run.sh: {@code BENCH_ONLY=audit}).
+   */
+  static final String ONLY = "bench.only";
+
+  /** A JDBC URL no benchmark that gets it connects to. */
+  private static final String UNUSED_JDBC_URL = "jdbc:postgresql://127.0.0.1:9/unused";
+
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -67,6 +77,12 @@ public final class BenchmarkMain {
     Plan plan = Plan.of(args[0]);
     Path out = Path.of(args[1]).toAbsolutePath();
     Files.createDirectories(out);
+    if ("audit".equals(System.getProperty(ONLY))) {
+      // Adds the audit rows to a run's directory and reports it again; the rest stays as it was.
+      audit(plan, new BenchTarget(UNUSED_JDBC_URL, null), out);
+      Report.write(out, args.length > 2 ? Path.of(args[2]) : null);
+      return;
+    }
     try (var stale = Files.newDirectoryStream(out, "*.{json,png}")) {
       for (Path p : stale) {
         Files.delete(p); // only this run's results may be charted together
@@ -144,12 +160,44 @@ public final class BenchmarkMain {
               1,
               "-javaagent:" + AGENT_JAR.toAbsolutePath(),
               // turns the agent's fence feature on; never connected to (AgentNoopFence)
-              "-Dwriter-fence.datasource.url=jdbc:postgresql://127.0.0.1:9/unused")
+              "-Dwriter-fence.datasource.url=" + UNUSED_JDBC_URL)
           .run();
     }
+    audit(plan, target, out);
     if (Files.isRegularFile(AGENT_JAR) && Files.isDirectory(AGENT_TEST_CLASSES)) {
       step("agent start-up (the agent module's StartupCost harness)");
       AgentStartup.measure(AGENT_JAR, AGENT_TEST_CLASSES, plan.startupRuns(), out);
+    }
+  }
+
+  /**
+   * The audit advice's cost: {@link AuditBenchmark} without the agent (in this JVM when the plan
+   * does not fork) and, when the plan forks and the agent jar is built, in a fork with the agent in
+   * audit mode {@code log} over the benchmark's {@code audited} directory. The agent's own report
+   * goes to {@code audit-report.json}: it must list the unfenced write's call site only.
+   */
+  private static void audit(Plan plan, BenchTarget target, Path out) throws Exception {
+    Path dir = Files.createTempDirectory("writer-fence-audit-bench");
+    Path audited = AuditBenchmark.prepare(dir);
+    String dirArg = "-D" + AuditBenchmark.DIR + "=" + dir;
+    System.setProperty(AuditBenchmark.DIR, dir.toString());
+    step("audit advice: file calls without the agent");
+    jmh(plan, target, out, "audit-noagent.json", AuditBenchmark.class, 1, dirArg).run();
+    if (plan.forks() > 0 && Files.isRegularFile(AGENT_JAR)) {
+      step("audit advice: file calls in a fork with the agent (audit.mode=log)");
+      jmh(
+              plan,
+              target,
+              out,
+              "audit-agent.json",
+              AuditBenchmark.class,
+              1,
+              dirArg,
+              "-javaagent:" + AGENT_JAR.toAbsolutePath(),
+              "-Dwriter-fence.audit.mode=log",
+              "-Dwriter-fence.audit.paths=" + audited,
+              "-Dwriter-fence.audit.report=" + out.resolve("audit-report.json"))
+          .run();
     }
   }
 

@@ -590,10 +590,139 @@ public final class Report {
               + " built when this run was made.\n");
       target("agent start-up overhead", "< 300 ms", "gap: harness not built", null, "");
     }
+    audit();
+  }
+
+  /** The audit rows: each file call with and without the agent, and what the advice added. */
+  private void audit() throws IOException {
+    List<Row> without = JmhResults.read(out.resolve("audit-noagent.json"));
+    List<Row> with = JmhResults.read(out.resolve("audit-agent.json"));
     md.append(
-        "\nAudit advice per storage-client call: gap. It needs a storage-client call"
-            + " measured with and without the agent's audit advice; not built in this session.\n");
-    target("audit advice per intercepted call", "< 200 ns", "gap: not measured", null, "");
+        "\nAudit advice per call (`AuditBenchmark`): the JDK's file classes, which the agent"
+            + " instruments when `audit.paths` is set, in a fork without the agent and in one with"
+            + " it (`audit.mode=log`, `audit.paths` = the benchmark's `audited/` directory). Added"
+            + " = with − without, per call.\n\n");
+    if (with.isEmpty()) {
+      md.append(
+          "Not measured: "
+              + (without.isEmpty()
+                  ? "the audit benchmark did not run."
+                  : "no fork with the agent in this plan, or agent/target/writer-fence-agent.jar"
+                      + " not built.")
+              + "\n");
+      target("audit advice per intercepted call", "< 200 ns", "not run", null, "");
+      return;
+    }
+    md.append(
+        "| call | without the agent: fastest sample, median (ns) | with it: fastest, median (ns)"
+            + " | added, fastest samples (ns) | added, medians (ns) |\n"
+            + "| --- | --- | --- | --- | --- |\n");
+    DefaultCategoryDataset chart = new DefaultCategoryDataset();
+    for (String call : new String[] {"outside", "fencedWrite", "unfencedWrite"}) {
+      Optional<Row> a = JmhResults.find(without, call);
+      Optional<Row> b = JmhResults.find(with, call);
+      if (a.isEmpty() || b.isEmpty()) {
+        continue;
+      }
+      double fastA = a.get().percentile("0.0");
+      double fastB = b.get().percentile("0.0");
+      double medA = a.get().percentile("50.0");
+      double medB = b.get().percentile("50.0");
+      double added = fastB - fastA;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s, %s | %s, %s | %s | %s |%n",
+              auditLabel(call),
+              fmt(fastA),
+              fmt(medA),
+              fmt(fastB),
+              fmt(medB),
+              fmt(added),
+              fmt(medB - medA)));
+      chart.addValue(fastA, "without the agent", call);
+      chart.addValue(fastB, "with the agent (audit log)", call);
+      if (call.equals("unfencedWrite")) {
+        // The other two file rows differ by less than two forks of the same file open do; the
+        // gate rows below judge them. This one is far outside that spread.
+        target(
+            "audit advice per intercepted call: " + auditLabel(call),
+            "< 200 ns",
+            fmt(added) + " ns",
+            Double.isNaN(added) ? null : added < 200,
+            added < 200
+                ? "fastest samples"
+                : String.format(Locale.ROOT, "%.0f ns over: a stack walk per call", added - 200));
+      }
+    }
+    md.append(
+        "\nA file open is microseconds of system calls, and the spread of its fastest sample"
+            + " between two forks (several hundred ns either way on this machine, from run to run)"
+            + " is wider than the goal: the first two rows are judged by the gate rows below"
+            + " instead."
+            + " A write with no fence held is reported once per call"
+            + " site (client, operation, first application frame); every later call from that site"
+            + " still walks the stack to find its call site before it is counted: the cost in the"
+            + " last row. The agent's report of the run, `audit-report.json` beside the JSON, lists"
+            + " that call site alone.\n");
+    gate(without, with);
+    if (chart.getColumnCount() > 0) {
+      Charts.bars(
+          out.resolve("audit.png"),
+          "File calls with and without the agent's audit advice (fastest sample)",
+          "call",
+          "ns per call",
+          chart,
+          false);
+      md.append("\n![audit](").append(imagePrefix).append("audit.png)\n");
+    }
+  }
+
+  /** The gate rows: what the inlined advice calls, called directly, without the system calls. */
+  private void gate(List<Row> without, List<Row> with) {
+    md.append(
+        "\nThe same judgement without the file system (`gate…` methods: the calls the inlined"
+            + " advice makes to the bootstrap `FileWriteGate`, made directly with the same"
+            + " arguments; judged on medians, since at this size the fastest sample is the timer's"
+            + " resolution and a mean takes in every time slice spent waiting for a core):\n\n"
+            + "| gate call | without the agent: fastest, median (ns) | with it: fastest, median"
+            + " (ns) | added, medians (ns) |\n"
+            + "| --- | --- | --- | --- |\n");
+    for (String call : new String[] {"read", "outside", "fencedWrite"}) {
+      String method = "gate" + Character.toUpperCase(call.charAt(0)) + call.substring(1);
+      Optional<Row> a = JmhResults.find(without, method);
+      Optional<Row> b = JmhResults.find(with, method);
+      if (a.isEmpty() || b.isEmpty()) {
+        continue;
+      }
+      double added = b.get().percentile("50.0") - a.get().percentile("50.0");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s, %s | %s, %s | %s |%n",
+              auditLabel(call),
+              fmt(a.get().percentile("0.0")),
+              fmt(a.get().percentile("50.0")),
+              fmt(b.get().percentile("0.0")),
+              fmt(b.get().percentile("50.0")),
+              fmt(added)));
+      target(
+          "audit advice per intercepted call: " + auditLabel(call) + ", gate alone",
+          "< 200 ns",
+          fmt(added) + " ns",
+          Double.isNaN(added) ? null : added < 200,
+          added < 200 ? "medians" : String.format(Locale.ROOT, "%.0f ns over", added - 200));
+    }
+  }
+
+  private static String auditLabel(String call) {
+    return switch (call) {
+      case "read" -> "not a write (`RandomAccessFile` \"r\" under `audit.paths`)";
+      case "outside" -> "not audited (`FileOutputStream` outside `audit.paths`)";
+      case "fencedWrite" -> "a write, fence held (`FileOutputStream` under `audit.paths`)";
+      case "unfencedWrite" -> "a write, no fence, call site already reported";
+      default -> call;
+    };
   }
 
   private static String label(String path) {
