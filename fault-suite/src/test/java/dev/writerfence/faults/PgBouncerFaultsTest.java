@@ -155,7 +155,8 @@ class PgBouncerFaultsTest {
         cycles.get(), errors.isEmpty() ? "(none)" : errors.get(0).getMessage());
     assertThat(errors).as("an error within 2000 cycles").isNotEmpty();
     WriterFenceUnavailableException error = errors.get(0);
-    assertThat(error.sqlState()).hasValueSatisfying(s -> assertThat(s).isIn("42P05", "26000", "08P01"));
+    assertThat(error.sqlState())
+        .hasValueSatisfying(s -> assertThat(s).isIn("42P05", "26000", "08P01"));
     assertThat(error.getMessage())
         .contains("prepareThreshold=0")
         .contains("transaction mode")
