@@ -102,6 +102,32 @@ class AutoConfigurationTest {
             });
   }
 
+  /**
+   * Spring sees the {@code -Dwriter-fence.*} system properties that configure the agent too; the
+   * strict binding (unknown keys fail start-up) must still let the agent's keys through.
+   */
+  @Test
+  void theAgentsKeysDoNotStopStartUp() {
+    runner
+        .withPropertyValues(
+            "writer-fence.fence-name=corpus",
+            "writer-fence.fence.methods=com.acme.sync.Uploader#upload*=corpus/upload",
+            "writer-fence.audit.mode=log",
+            "writer-fence.audit.report=/tmp/unfenced.json",
+            "writer-fence.audit.paths=/srv/volume",
+            "writer-fence.audit.require-fence=corpus")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              WriterFenceProperties p = context.getBean(WriterFenceProperties.class);
+              assertThat(p.getAudit().getMode()).isEqualTo("log");
+              assertThat(p.getFence().getMethods()).startsWith("com.acme.sync.Uploader#");
+            });
+    runner
+        .withPropertyValues("writer-fence.audit.modes=log")
+        .run(context -> assertThat(context).hasFailed());
+  }
+
   @Test
   void defaultsAreTheCoresDefaults() {
     WriterFenceProperties p = new WriterFenceProperties();

@@ -88,6 +88,22 @@ public class WriterFenceProperties implements Validator {
    */
   private final Datasource datasource = new Datasource();
 
+  /**
+   * The agent's default fence name ({@code writer-fence.fence-name}): read by the {@code
+   * -javaagent} only. Accepted here, like {@code audit.*} and {@code fence.methods}, because Spring
+   * sees the {@code -Dwriter-fence.*} system properties that configure the agent too, and this
+   * class refuses unknown keys.
+   */
+  private String fenceName;
+
+  /** The agent's audit ({@code writer-fence.audit.*}): read by the {@code -javaagent} only. */
+  private final Audit audit = new Audit();
+
+  /**
+   * The agent's fenced methods ({@code writer-fence.fence.*}): read by the {@code -javaagent} only.
+   */
+  private final Fence fence = new Fence();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -216,6 +232,22 @@ public class WriterFenceProperties implements Validator {
 
   public Datasource getDatasource() {
     return datasource;
+  }
+
+  public String getFenceName() {
+    return fenceName;
+  }
+
+  public void setFenceName(String fenceName) {
+    this.fenceName = fenceName;
+  }
+
+  public Audit getAudit() {
+    return audit;
+  }
+
+  public Fence getFence() {
+    return fence;
   }
 
   /**
@@ -455,6 +487,71 @@ public class WriterFenceProperties implements Validator {
 
     public void setPassword(String password) {
       this.password = password;
+    }
+  }
+
+  /**
+   * The agent's audit settings ({@code writer-fence.audit.*}), as agent/README.md describes them.
+   * The starter does not read them; per-client keys ({@code audit.require-fence.CLIENT}) belong in
+   * the agent's config file ({@code -javaagent:writer-fence-agent.jar=config=FILE}).
+   */
+  public static class Audit {
+    /** off, log or enforce. */
+    private String mode;
+
+    /** File the JSON report of unfenced writes is written to. */
+    private String report;
+
+    /** Comma-separated path prefixes whose file writes are audited. */
+    private String paths;
+
+    /** Fence name a write must hold (any name when unset). */
+    private String requireFence;
+
+    public String getMode() {
+      return mode;
+    }
+
+    public void setMode(String mode) {
+      this.mode = mode;
+    }
+
+    public String getReport() {
+      return report;
+    }
+
+    public void setReport(String report) {
+      this.report = report;
+    }
+
+    public String getPaths() {
+      return paths;
+    }
+
+    public void setPaths(String paths) {
+      this.paths = paths;
+    }
+
+    public String getRequireFence() {
+      return requireFence;
+    }
+
+    public void setRequireFence(String requireFence) {
+      this.requireFence = requireFence;
+    }
+  }
+
+  /** The agent's fenced methods ({@code writer-fence.fence.*}); the starter does not read them. */
+  public static class Fence {
+    /** Method patterns the agent fences, {@code CLASS#METHOD[=FENCE[/HOLDER]]}, comma-separated. */
+    private String methods;
+
+    public String getMethods() {
+      return methods;
+    }
+
+    public void setMethods(String methods) {
+      this.methods = methods;
     }
   }
 }
