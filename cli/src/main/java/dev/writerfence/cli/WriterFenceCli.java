@@ -29,6 +29,7 @@ import picocli.CommandLine.Spec;
       ReleaseCommand.class,
       KeyCommand.class,
       AuditCommand.class,
+      DatabaseCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class WriterFenceCli implements Runnable {
