@@ -6,8 +6,12 @@ import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
  * One thing the agent does (fence configured methods, audit storage writes). The agent asks each
- * feature for the setting keys it reads, so an unknown key is an error at start-up, then lets each
- * enabled feature add its transformations to one shared {@link AgentBuilder}.
+ * feature for the setting keys it reads, so an unknown key is an error at start-up; then, in
+ * premain, {@link #prepare} each enabled feature, which answers a {@link Prefilter}; and only when
+ * the first class passing a prefilter loads (or at start, when a prefilter asks for it, and always
+ * for {@code agentmain}) builds Byte Buddy and lets each enabled feature {@link #install} its
+ * transformations into one shared {@link AgentBuilder}. Classes failing every prefilter never reach
+ * Byte Buddy, and a JVM that loads none never loads Byte Buddy at all.
  */
 public interface AgentFeature {
   /**
@@ -24,8 +28,26 @@ public interface AgentFeature {
   boolean enabled(AgentSettings settings);
 
   /**
-   * Adds this feature's transformations. Runs in premain: no JDBC, no Resilience4j, no logging
-   * set-up here; those wait for the first call that needs them.
+   * Sets up what must exist from the start (shutdown hooks, the bootstrap gate's settings) and says
+   * which classes this feature might instrument. Runs in premain, before any Byte Buddy class is
+   * loaded: JDK types only, no JDBC, no Resilience4j, no logging set-up. The default asks for Byte
+   * Buddy at start ({@link Prefilter#atStart()}), which is always right and slow.
+   *
+   * @param settings the agent's settings
+   * @param instrumentation the JVM's instrumentation
+   * @return the classes {@link #install}'s matchers could match (it may pass more); not {@code
+   *     null}
+   * @throws AgentConfigurationException when a setting of this feature is bad
+   */
+  default Prefilter prepare(AgentSettings settings, Instrumentation instrumentation) {
+    return Prefilter.atStart();
+  }
+
+  /**
+   * Adds this feature's transformations, after {@link #prepare} on the same instance. Runs once,
+   * when Byte Buddy is built: on the thread loading the first class that passed a prefilter, or in
+   * premain. No JDBC, no Resilience4j, no logging set-up here; those wait for the first call that
+   * needs them.
    *
    * @param builder the shared builder
    * @param settings the agent's settings

@@ -5,20 +5,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.loading.ClassInjector;
-import net.bytebuddy.matcher.ElementMatchers;
-import net.bytebuddy.utility.JavaModule;
 
 /**
  * The agent's entry points: {@code premain} for {@code -javaagent:writer-fence-agent.jar} at start,
  * {@code agentmain} for attach at run time.
  *
  * <p>Bad settings stop the JVM from starting (premain throws): a legacy writer must not run
- * unfenced because of a typo. A class that fails to instrument is reported once, in one line, and
- * skipped; the host keeps running.
+ * unfenced because of a typo. Premain loads no Byte Buddy class: it registers a {@link
+ * DeferredTransformer} that builds Byte Buddy when the first class passing a feature's {@link
+ * Prefilter} loads, unless a feature needs it at start (see {@link AgentFeature}). A class that
+ * fails to instrument is reported once, in one line, and skipped; the host keeps running.
  */
 public final class WriterFenceAgent {
   private WriterFenceAgent() {}
@@ -31,7 +28,7 @@ public final class WriterFenceAgent {
    * @throws AgentConfigurationException when a setting is unknown or bad
    */
   public static void premain(String agentArgs, Instrumentation instrumentation) {
-    start(agentArgs, instrumentation);
+    start(agentArgs, instrumentation, false);
   }
 
   /**
@@ -42,10 +39,10 @@ public final class WriterFenceAgent {
    * @throws AgentConfigurationException when a setting is unknown or bad
    */
   public static void agentmain(String agentArgs, Instrumentation instrumentation) {
-    start(agentArgs, instrumentation);
+    start(agentArgs, instrumentation, true);
   }
 
-  private static void start(String agentArgs, Instrumentation instrumentation) {
+  private static void start(String agentArgs, Instrumentation instrumentation, boolean attached) {
     keepByteBuddyOffUnsafe();
     AgentSettings settings;
     List<AgentFeature> enabled = new ArrayList<>();
@@ -76,11 +73,25 @@ public final class WriterFenceAgent {
           "writer-fence agent " + AgentLog.version() + ": cannot set up the held-fence state: " + e,
           e);
     }
-    AgentBuilder builder = baseBuilder();
-    for (AgentFeature feature : enabled) {
-      builder = feature.install(builder, settings, instrumentation);
+    Prefilter prefilter = Prefilter.none();
+    try {
+      for (AgentFeature feature : enabled) {
+        prefilter = prefilter.or(feature.prepare(settings, instrumentation));
+      }
+    } catch (AgentConfigurationException e) {
+      AgentLog.info(e.getMessage());
+      throw e;
     }
-    builder.installOn(instrumentation);
+    if (attached || prefilter.needsByteBuddyAtStart()) {
+      // Classes loaded before (all of them after attach; the JDK's own for the file audit) are
+      // only reached by retransforming them now, which needs Byte Buddy at start.
+      AgentTransformations.installNow(enabled, settings, instrumentation);
+    } else if (!prefilter.isEmpty()) {
+      instrumentation.addTransformer(
+          new DeferredTransformer(
+              prefilter, () -> AgentTransformations.makeRaw(enabled, settings, instrumentation)),
+          true);
+    }
   }
 
   /**
@@ -95,45 +106,6 @@ public final class WriterFenceAgent {
     String property = ClassInjector.UsingUnsafe.SAFE_PROPERTY;
     if (System.getProperty(property) == null) {
       System.setProperty(property, "true");
-    }
-  }
-
-  private static AgentBuilder baseBuilder() {
-    return new AgentBuilder.Default()
-        .disableClassFormatChanges()
-        .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-        .with(AgentBuilder.TypeStrategy.Default.DECORATE)
-        .with(new FailureListener())
-        // Names only: the JVM hands every class it loads to this matcher, and a test of anything
-        // else (isSynthetic, annotations, the hierarchy) makes Byte Buddy parse each class file,
-        // which cost about a third of a millisecond of CPU per class loaded (StartupCost).
-        .ignore(
-            ElementMatchers.nameStartsWith("dev.writerfence.agent.")
-                .or(ElementMatchers.nameStartsWith("net.bytebuddy.")));
-  }
-
-  /** Reports each class that fails to instrument once, in one line, and lets it load unchanged. */
-  private static final class FailureListener extends AgentBuilder.Listener.Adapter {
-    @Override
-    public void onError(
-        String typeName,
-        ClassLoader classLoader,
-        JavaModule module,
-        boolean loaded,
-        Throwable throwable) {
-      // One line, whatever the message holds: hosts often parse their standard error by line.
-      String cause = String.valueOf(throwable).replaceAll("\\s*\\R\\s*", " ");
-      AgentLog.once(typeName, "could not instrument " + typeName + ", left unchanged: " + cause);
-    }
-
-    @Override
-    public void onTransformation(
-        TypeDescription typeDescription,
-        ClassLoader classLoader,
-        JavaModule module,
-        boolean loaded,
-        DynamicType dynamicType) {
-      // Quiet on success: a line per class would flood the host's output.
     }
   }
 }

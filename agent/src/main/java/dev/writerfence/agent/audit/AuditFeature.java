@@ -2,7 +2,9 @@ package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentFeature;
 import dev.writerfence.agent.AgentSettings;
+import dev.writerfence.agent.Prefilter;
 import java.lang.instrument.Instrumentation;
+import java.util.List;
 import java.util.Set;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
@@ -14,6 +16,8 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  * audit.require-fence.<client id>} (per client), {@code audit.paths} (file writes).
  */
 public final class AuditFeature implements AgentFeature {
+  private List<ClientAudit> clients;
+
   @Override
   public Set<String> keys() {
     return AuditSettings.KEYS;
@@ -24,16 +28,33 @@ public final class AuditFeature implements AgentFeature {
     return AuditSettings.from(settings).mode() != AuditMode.OFF;
   }
 
+  /**
+   * Configures each client and the bootstrap gate's recorder (report at exit, JMX), and passes the
+   * classes of the audited clients ({@link ClientAudit#prefilter}).
+   */
+  @Override
+  public Prefilter prepare(AgentSettings settings, Instrumentation instrumentation) {
+    AuditSettings audit = AuditSettings.from(settings);
+    clients = ClientAudits.all();
+    Prefilter prefilter = Prefilter.none();
+    for (ClientAudit client : clients) {
+      client.configure(settings);
+      prefilter = prefilter.or(client.prefilter());
+    }
+    AuditSink.install(audit, clients);
+    return prefilter;
+  }
+
   @Override
   public AgentBuilder install(
       AgentBuilder builder, AgentSettings settings, Instrumentation instrumentation) {
-    AuditSettings audit = AuditSettings.from(settings);
+    if (clients == null) {
+      throw new IllegalStateException("install before prepare");
+    }
     AgentBuilder result = builder;
-    for (ClientAudit client : ClientAudits.all()) {
-      client.configure(settings);
+    for (ClientAudit client : clients) {
       result = client.install(result);
     }
-    AuditSink.install(audit, ClientAudits.all());
     return result;
   }
 }

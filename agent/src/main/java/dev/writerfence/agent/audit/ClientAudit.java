@@ -1,6 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentSettings;
+import dev.writerfence.agent.Prefilter;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
@@ -73,8 +74,21 @@ public interface ClientAudit {
   default void configure(AgentSettings settings) {}
 
   /**
-   * Adds this client's type and method matchers and advice. Runs in premain: matchers and advice
-   * names only.
+   * Which classes {@link #install}'s type matchers could match, judged by the agent before Byte
+   * Buddy loads (see {@link Prefilter}): Byte Buddy is built only when one of them loads. Runs
+   * after {@link #configure}. The default passes the {@link #libraryPackages()}; narrow it to the
+   * instrumented packages when those are broad (a {@code reactor.} or {@code com.google.} class
+   * should not cost a host without the client Byte Buddy's start-up).
+   *
+   * @return the classes this client might instrument; not {@code null}
+   */
+  default Prefilter prefilter() {
+    return Prefilter.packages(libraryPackages());
+  }
+
+  /**
+   * Adds this client's type and method matchers and advice. Runs when Byte Buddy is built (on the
+   * first class a prefilter passes, or in premain): matchers and advice names only.
    *
    * @param builder the agent's builder
    * @return the builder with this client's transformations

@@ -12,6 +12,7 @@ import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentFeature;
 import dev.writerfence.agent.AgentLog;
 import dev.writerfence.agent.AgentSettings;
+import dev.writerfence.agent.Prefilter;
 import dev.writerfence.config.WriterFenceSettings;
 import java.lang.instrument.Instrumentation;
 import java.util.List;
@@ -35,19 +36,18 @@ import net.bytebuddy.matcher.ElementMatchers;
  * token, fail closed) from core's {@link dev.writerfence.FencedCall}, through inlined advice.
  *
  * <p>On when {@code fence.methods} or {@code datasource.url} is set. Premain only parses and checks
- * the settings and registers the matchers; the fence (JDBC, retry, logging) is built on the first
- * fenced call.
+ * the settings; the matchers are built with Byte Buddy when the first candidate class loads, and
+ * the fence (JDBC, retry, logging) on the first fenced call.
  */
 public final class FenceFeature implements AgentFeature {
   private static final String METHODS = "fence.methods";
   private static final String FENCE_NAME = "fence-name";
-  private static final ElementMatcher.Junction<TypeDescription> PLATFORM =
-      nameStartsWith("java.")
-          .or(nameStartsWith("javax."))
-          .or(nameStartsWith("jdk."))
-          .or(nameStartsWith("sun."))
-          .or(nameStartsWith("com.sun."))
-          .or(nameStartsWith("dev.writerfence.agent."));
+
+  /** Never scanned for {@code @WriterFenced}: the JDK's packages and the agent's own. */
+  private static final List<String> PLATFORM =
+      List.of("java.", "javax.", "jdk.", "sun.", "com.sun.", "dev.writerfence.agent.");
+
+  private FenceTargets targets;
 
   /** Creates the feature; {@link dev.writerfence.agent.AgentFeatures} lists it. */
   public FenceFeature() {}
@@ -69,12 +69,15 @@ public final class FenceFeature implements AgentFeature {
     return on;
   }
 
+  /**
+   * Configures the fence and passes the classes {@code fence.methods} names, and those whose class
+   * file mentions {@code @WriterFenced} (outside the JDK, not from the bootstrap loader).
+   */
   @Override
-  public AgentBuilder install(
-      AgentBuilder builder, AgentSettings settings, Instrumentation instrumentation) {
+  public Prefilter prepare(AgentSettings settings, Instrumentation instrumentation) {
     List<MethodPattern> patterns = patterns(settings);
     FenceDispatch.configure(fenceSettings(settings));
-    FenceTargets targets = new FenceTargets(patterns);
+    targets = new FenceTargets(patterns);
     reportNeverLoadedAtExit(targets);
     AgentLog.info(
         "fencing "
@@ -83,14 +86,29 @@ public final class FenceFeature implements AgentFeature {
                 : patterns.size() + " fence.methods entries")
             + " and the @WriterFenced methods that AspectJ did not weave; the fence connects on the"
             + " first fenced call");
+    return Prefilter.named(targets.configuredClasses())
+        .or(Prefilter.mentioning(FenceTargets.ANNOTATION, PLATFORM));
+  }
+
+  @Override
+  public AgentBuilder install(
+      AgentBuilder builder, AgentSettings settings, Instrumentation instrumentation) {
+    FenceTargets targets = this.targets;
+    if (targets == null) {
+      throw new IllegalStateException("install before prepare");
+    }
+    ElementMatcher.Junction<TypeDescription> platform = ElementMatchers.none();
+    for (String prefix : PLATFORM) {
+      platform = platform.or(nameStartsWith(prefix));
+    }
     ElementMatcher.Junction<TypeDescription> annotated =
         isAnnotatedWith(named(FenceTargets.ANNOTATION))
             .or(declaresMethod(isAnnotatedWith(named(FenceTargets.ANNOTATION))));
     ElementMatcher.Junction<TypeDescription> types =
         targets.configuredClasses().isEmpty()
-            ? not(PLATFORM).and(annotated)
+            ? not(platform).and(annotated)
             : namedOneOf(targets.configuredClasses().toArray(String[]::new))
-                .or(not(PLATFORM).and(annotated));
+                .or(not(platform).and(annotated));
     return builder
         .type(types, not(isBootstrapClassLoader()))
         .transform((b, type, loader, module, domain) -> instrument(b, type, targets));

@@ -8,6 +8,7 @@ import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 
+import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
@@ -67,6 +68,11 @@ public final class AzureBlobAudit implements ClientAudit {
       return blob;
     }
     return WriteTarget.reflect(target, "getBlobContainerName", "getNoSuchMethod");
+  }
+
+  @Override
+  public Prefilter prefilter() {
+    return Prefilter.packages(List.of(BLOB));
   }
 
   @Override

@@ -16,6 +16,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentSettings;
+import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.AuditSettings;
 import dev.writerfence.agent.audit.ClientAudit;
@@ -180,6 +181,14 @@ public final class FileWritesAudit implements ClientAudit {
       }
     }
     return List.copyOf(result);
+  }
+
+  /**
+   * The JDK classes are loaded before premain: they are retransformed, with Byte Buddy, at start.
+   */
+  @Override
+  public Prefilter prefilter() {
+    return prefixes.isEmpty() ? Prefilter.none() : Prefilter.atStart();
   }
 
   @Override

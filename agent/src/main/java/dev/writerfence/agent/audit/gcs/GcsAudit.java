@@ -8,6 +8,7 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 
+import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
@@ -67,6 +68,11 @@ public final class GcsAudit implements ClientAudit {
       return WriteTarget.reflect(first, "getName", "getNoSuchMethod");
     }
     return WriteTarget.reflect(first, "getBucket", "getName");
+  }
+
+  @Override
+  public Prefilter prefilter() {
+    return Prefilter.packages(List.of(GCS));
   }
 
   @Override

@@ -6,6 +6,7 @@ import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 
+import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
@@ -43,6 +44,11 @@ public final class MinioAudit implements ClientAudit {
   @Override
   public WriteTarget describe(Object target) {
     return WriteTarget.reflect(target, "bucket", "object");
+  }
+
+  @Override
+  public Prefilter prefilter() {
+    return Prefilter.packages(List.of("io.minio."));
   }
 
   @Override

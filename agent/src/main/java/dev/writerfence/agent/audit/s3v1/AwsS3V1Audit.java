@@ -9,6 +9,7 @@ import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
+import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
@@ -78,6 +79,11 @@ public final class AwsS3V1Audit implements ClientAudit {
     WriteTarget copy =
         WriteTarget.reflect(args[0], "getDestinationBucketName", "getDestinationKey");
     return copy.bucket() != null ? copy : WriteTarget.reflect(args[0]);
+  }
+
+  @Override
+  public Prefilter prefilter() {
+    return Prefilter.packages(List.of(S3));
   }
 
   @Override

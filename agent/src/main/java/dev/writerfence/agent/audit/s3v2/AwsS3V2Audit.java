@@ -8,6 +8,7 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 
+import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
@@ -60,6 +61,11 @@ public final class AwsS3V2Audit implements ClientAudit {
       }
     }
     return direct;
+  }
+
+  @Override
+  public Prefilter prefilter() {
+    return Prefilter.packages(List.of(S3, TRANSFER));
   }
 
   @Override
