@@ -3,11 +3,9 @@ package dev.writerfence.agent;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.util.List;
-import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 
@@ -53,10 +51,10 @@ final class AgentTransformations {
   }
 
   private static AgentBuilder baseBuilder() {
-    return new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
+    // TypeValidation.DISABLED, PoolStrategy FAST and InitializationStrategy.NoOp were tried: no
+    // measurable change (StartupCost, medians of 9: 1.27 s against 1.30 s of CPU), so the defaults.
+    return new AgentBuilder.Default()
         .disableClassFormatChanges()
-        .with(AgentBuilder.PoolStrategy.Default.FAST)
-        .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
         .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
         .with(AgentBuilder.TypeStrategy.Default.DECORATE)
         .with(new FailureListener())
