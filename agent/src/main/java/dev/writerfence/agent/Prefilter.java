@@ -76,7 +76,14 @@ public final class Prefilter {
     List<String> excluded = new ArrayList<>();
     excludedPrefixes.forEach(p -> excluded.add(p.replace('.', '/')));
     return new Prefilter(
-        Set.of(), List.of(), List.of(new Scan(descriptor, List.copyOf(excluded))), false);
+        Set.of(),
+        List.of(),
+        List.of(
+            new Scan(
+                descriptor,
+                List.copyOf(excluded),
+                new java.util.concurrent.CopyOnWriteArrayList<>())),
+        false);
   }
 
   /**
@@ -155,7 +162,14 @@ public final class Prefilter {
         + "]";
   }
 
-  private record Scan(byte[] needle, List<String> excluded) {
+  /**
+   * The annotation may also be inherited ({@code @WriterFenced} is {@code @Inherited}): a subclass
+   * of a class that named it does not name it itself, but names its superclass. A class's
+   * superclass loads first, so the classes that passed are remembered ({@code passed}, internal
+   * names as bytes) and a class file naming one of them passes too. Naming a passed class for
+   * another reason also passes: that costs a closer look, never a missed class.
+   */
+  private record Scan(byte[] needle, List<String> excluded, List<byte[]> passed) {
     boolean passes(String internalName, ClassLoader loader, byte[] classFile) {
       if (loader == null) {
         return false;
@@ -165,7 +179,14 @@ public final class Prefilter {
           return false;
         }
       }
-      return contains(classFile, needle);
+      boolean passes = contains(classFile, needle);
+      for (int i = 0; !passes && i < passed.size(); i++) {
+        passes = contains(classFile, passed.get(i));
+      }
+      if (passes) {
+        passed.add(internalName.getBytes(StandardCharsets.UTF_8));
+      }
+      return passes;
     }
 
     static boolean contains(byte[] haystack, byte[] needle) {

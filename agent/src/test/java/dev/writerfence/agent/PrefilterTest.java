@@ -45,6 +45,25 @@ class PrefilterTest {
     assertThat(p.mightInstrument("com/acme/legacy/HelloApp", APP, bytes(HelloApp.class))).isFalse();
   }
 
+  /** {@code @WriterFenced} is {@code @Inherited}: a subclass of a passed class passes too. */
+  @Test
+  void annotationScanPassesSubclassesOfClassesThatPassed() throws IOException {
+    Prefilter p = Prefilter.mentioning(ANNOTATION, List.of("java.", "dev.writerfence.agent."));
+    String sub = "com/example/fenced/InheritingWriter"; // its own package is never scanned
+    byte[] subBytes = bytes(InheritingWriter.class);
+    assertThat(p.mightInstrument(sub, APP, subBytes)).as("before its superclass").isFalse();
+
+    assertThat(
+            p.mightInstrument(
+                "com/example/fenced/unwoven/UnwovenWriter", APP, bytes(UnwovenWriter.class)))
+        .isTrue();
+    assertThat(p.mightInstrument(sub, APP, subBytes)).as("after its superclass").isTrue();
+    assertThat(p.mightInstrument("com/acme/legacy/HelloApp", APP, bytes(HelloApp.class))).isFalse();
+  }
+
+  /** A subclass of an annotated writer that does not name the annotation itself. */
+  static class InheritingWriter extends UnwovenWriter {}
+
   @Test
   void annotationScanSkipsTheBootstrapLoaderAndExcludedPackages() throws IOException {
     Prefilter p = Prefilter.mentioning(ANNOTATION, List.of("java.", "dev.writerfence.agent."));

@@ -71,7 +71,9 @@ final class FenceTargets {
                 + ": nothing is fenced for it");
       }
     }
-    AnnotationDescription onType = writerFenced(type.getDeclaredAnnotations());
+    // @WriterFenced is @Inherited: a subclass of an annotated type is covered too, as Java
+    // reflection and the Spring starter see it.
+    AnnotationDescription onType = writerFenced(type.getInheritedAnnotations());
     for (MethodDescription m : type.getDeclaredMethods()) {
       if (fenced.containsKey(m) || !fenceable(m) || wovenByAspectJ(type, m)) {
         continue;
