@@ -157,6 +157,16 @@ public final class FileWritesApp {
     }
     check(Files.exists(in.resolve("files-write")) && in.resolve("io-mkdir").toFile().isDirectory());
     Files.getLastModifiedTime(in.resolve("files-write"));
+    check(
+        Files.isDirectory(in.resolve("io-mkdir"))
+            && Files.isRegularFile(in.resolve("files-write")));
+    check(!Files.isSymbolicLink(in.resolve("files-write")) && Files.isReadable(in));
+    check(Files.isWritable(in) && !Files.isHidden(in.resolve("files-write")));
+    Files.readAttributes(in.resolve("files-write"), "posix:*");
+    Files.size(in.resolve("files-write"));
+    check(Files.isSameFile(in, in) && Files.notExists(in.resolve("absent")));
+    Files.probeContentType(in.resolve("files-write"));
+    Files.getFileStore(in);
   }
 
   private static void check(boolean done) {

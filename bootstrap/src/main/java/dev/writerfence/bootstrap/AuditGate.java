@@ -105,6 +105,15 @@ public final class AuditGate {
     check(client, operation, null, bucket, key);
   }
 
+  /**
+   * Starts work of the agent's own (writing the audit report) during which this thread's storage
+   * writes are not judged, as if nested in a write already judged. Pair it with one {@link
+   * #exit()}.
+   */
+  public static void suspend() {
+    DEPTH.get()[0]++;
+  }
+
   /** Ends the write that the matching {@link #enter} began on this thread. */
   public static void exit() {
     int[] depth = DEPTH.get();

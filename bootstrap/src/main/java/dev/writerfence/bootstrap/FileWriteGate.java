@@ -43,9 +43,9 @@ public final class FileWriteGate {
    *
    * @param auditedPrefixes absolute, normalized directory or file paths without a trailing
    *     separator; {@code null} or empty turns the file audit off
-   * @param excludedPrefixes absolute paths whose writes are never audited, matched as plain string
-   *     prefixes (so a report file's temporary siblings {@code report.json123.tmp} are covered);
-   *     may be {@code null}
+   * @param excludedPrefixes absolute paths whose writes are never audited: the path itself, and the
+   *     temporary siblings named after it ({@code report.json123.tmp}, {@code
+   *     writer-fence-bootstrap-123.jar}); may be {@code null}
    * @param cwd the absolute working directory that relative paths are resolved against
    */
   public static void configure(String[] auditedPrefixes, String[] excludedPrefixes, String cwd) {
@@ -102,11 +102,30 @@ public final class FileWriteGate {
       return false;
     }
     String audited = audited(path.toString());
-    if (audited == null) {
+    if (audited == null || isExistingDirectoryCreation(operation, audited)) {
       return false;
     }
     AuditGate.enter(CLIENT, operation, null, audited);
     return true;
+  }
+
+  /**
+   * Creating a directory that already exists changes nothing (the JDK then throws or answers
+   * false), and {@code Files.createDirectories} or {@code File.mkdirs} on an existing volume
+   * directory is how many writers start: not a write. The check runs with the audit suspended.
+   */
+  private static boolean isExistingDirectoryCreation(String operation, String absolute) {
+    if (!operation.equals("createDirectory")
+        && !operation.equals("mkdir")
+        && !operation.equals("mkdirs")) {
+      return false;
+    }
+    AuditGate.suspend();
+    try {
+      return new java.io.File(absolute).isDirectory();
+    } finally {
+      AuditGate.exit();
+    }
   }
 
   /**
@@ -171,11 +190,28 @@ public final class FileWriteGate {
 
   private static boolean isExcluded(String absolute) {
     for (String prefix : excluded) {
-      if (absolute.startsWith(prefix)) {
+      if (absolute.startsWith(prefix) && isGeneratedSuffix(absolute, prefix.length())) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The excluded file itself, or a temporary sibling the JDK named after it ({@code
+   * Files.createTempFile}: the prefix, digits, then {@code .tmp} or {@code .jar}). Anything else
+   * that merely starts with an excluded path is audited: a report path must not open a hole.
+   */
+  private static boolean isGeneratedSuffix(String absolute, int from) {
+    if (from == absolute.length()) {
+      return true;
+    }
+    int i = from;
+    while (i < absolute.length() && Character.isDigit(absolute.charAt(i))) {
+      i++;
+    }
+    String rest = absolute.substring(i);
+    return i > from && (rest.equals(".tmp") || rest.equals(".jar"));
   }
 
   private static boolean writes(Set<?> options) {

@@ -102,6 +102,12 @@ public final class FileWritesAudit implements ClientAudit {
           "fromURIPath",
           "compare");
 
+  /**
+   * Tests of a file ({@code isDirectory}, {@code isRegularFile}, {@code isSymbolicLink}...), which
+   * providers since Java 17 implement themselves for {@code Files.isDirectory} and its kin: reads.
+   */
+  private static final java.util.regex.Pattern TESTS = java.util.regex.Pattern.compile("is[A-Z].*");
+
   /** {@code java.io.File}'s methods that read or compute: names, tests, listings, conversions. */
   private static final String FILE_READS =
       "(get|is|can|list|to|compareTo|equals|hashCode|length|lastModified|exists)([A-Z].*)?";
@@ -276,6 +282,7 @@ public final class FileWritesAudit implements ClientAudit {
             (ElementMatcher<MethodDescription>)
                 m ->
                     !READS.contains(m.getInternalName())
+                        && !TESTS.matcher(m.getInternalName()).matches()
                         && !AuditMatchers.isRead(m.getInternalName()));
   }
 }

@@ -68,6 +68,31 @@ class FileWriteGateTest {
     assertThat(judged).isEmpty();
   }
 
+  /** Creating a directory that exists changes nothing; creating a new one is a write. */
+  @Test
+  void creatingAnExistingDirectoryIsNoWrite(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    FileWriteGate.configure(new String[] {dir.toString()}, null, "/");
+    assertThat(FileWriteGate.enterPath("createDirectory", dir)).isFalse();
+    assertThat(FileWriteGate.enterPath("mkdir", dir.toString())).isFalse();
+    pass("createDirectory", dir.resolve("new"));
+    assertThat(judged).containsExactly("file createDirectory " + dir.resolve("new"));
+  }
+
+  /** An excluded report path covers the report and its temporary siblings, nothing else. */
+  @Test
+  void theReportPathOpensNoHoleForFilesThatMerelyStartWithIt() {
+    pass("delete", "/srv/vol/report.json.bak");
+    pass("delete", "/srv/vol/report.json/inner");
+    pass("delete", "/srv/vol/report.json12x.tmp");
+    assertThat(FileWriteGate.enterPath("delete", "/srv/vol/report.json")).isFalse();
+    assertThat(judged)
+        .containsExactly(
+            "file delete /srv/vol/report.json.bak",
+            "file delete /srv/vol/report.json/inner",
+            "file delete /srv/vol/report.json12x.tmp");
+  }
+
   @Test
   void opensCountOnlyWhenTheyWrite() {
     assertThat(FileWriteGate.enterOpen("newByteChannel", "/srv/vol/a", Set.of())).isFalse();
