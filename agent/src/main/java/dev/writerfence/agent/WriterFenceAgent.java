@@ -21,11 +21,11 @@ public final class WriterFenceAgent {
   private WriterFenceAgent() {}
 
   /**
-   * Called by the JVM before {@code main}.
+   * Called by the JVM before {@code main}. When a setting is unknown or bad, the JVM exits with
+   * status 1 after one line on standard error naming the setting: {@code main} never runs.
    *
    * @param agentArgs {@code null} or {@code config=FILE}
    * @param instrumentation the JVM's instrumentation
-   * @throws AgentConfigurationException when a setting is unknown or bad
    */
   public static void premain(String agentArgs, Instrumentation instrumentation) {
     start(agentArgs, instrumentation, false);
@@ -42,7 +42,42 @@ public final class WriterFenceAgent {
     start(agentArgs, instrumentation, true);
   }
 
+  /**
+   * Bad settings: at start the JVM exits with status 1 after one line naming the problem (an
+   * exception out of premain would abort it with a native stack dump, exit code 134); attached to a
+   * running JVM, the attach fails and the host keeps running.
+   */
+  private static AgentConfigurationException refuse(
+      AgentConfigurationException e, boolean attached) {
+    String message = e.getMessage().replaceFirst("^writer-fence agent: ", "");
+    if (attached) {
+      AgentLog.info(message + "; not attached");
+      return e;
+    }
+    AgentLog.info(message + "; the JVM does not start");
+    System.exit(1);
+    return e; // not reached
+  }
+
+  /**
+   * Set by the first copy of the agent that starts in a JVM: a second {@code -javaagent} of it
+   * would judge every write twice and fence every method twice. Not a {@code writer-fence.*}
+   * setting, so the settings check never sees it.
+   */
+  static final String ACTIVE = "writer-fence-agent.active";
+
   private static void start(String agentArgs, Instrumentation instrumentation, boolean attached) {
+    synchronized (System.class) {
+      String active = System.getProperty(ACTIVE);
+      if (active != null) {
+        AgentLog.info(
+            "already attached to this JVM ("
+                + active
+                + "); this copy does nothing: give one -javaagent all the settings");
+        return;
+      }
+      System.setProperty(ACTIVE, AgentLog.version() + (agentArgs == null ? "" : " " + agentArgs));
+    }
     keepByteBuddyOffUnsafe();
     AgentSettings settings;
     List<AgentFeature> enabled = new ArrayList<>();
@@ -59,8 +94,7 @@ public final class WriterFenceAgent {
         }
       }
     } catch (AgentConfigurationException e) {
-      AgentLog.info(e.getMessage());
-      throw e;
+      throw refuse(e, attached);
     }
     if (enabled.isEmpty()) {
       AgentLog.info("nothing to do (settings from " + settings.source() + ")");
@@ -79,8 +113,7 @@ public final class WriterFenceAgent {
         prefilter = prefilter.or(feature.prepare(settings, instrumentation));
       }
     } catch (AgentConfigurationException e) {
-      AgentLog.info(e.getMessage());
-      throw e;
+      throw refuse(e, attached);
     }
     if (attached || prefilter.needsByteBuddyAtStart()) {
       // Classes loaded before (all of them after attach; the JDK's own for the file audit) are
