@@ -35,6 +35,23 @@ public record AgentAttachment(Path agentJar, String mode, Path report) {
   }
 
   /**
+   * @param command a {@code java} command line
+   * @return whether it already has a {@code -javaagent:} option naming a writer-fence agent jar
+   *     before its main class or {@code -jar}
+   */
+  static boolean attachesTheAgent(List<String> command) {
+    for (String arg : command.subList(1, command.size())) {
+      if (!arg.startsWith("-") || arg.equals("-jar")) {
+        return false;
+      }
+      if (arg.startsWith("-javaagent:") && arg.contains("writer-fence-agent")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * @param command a command line, its first word the program
    * @return whether that program is a {@code java} launcher (by its file name)
    */
@@ -57,7 +74,9 @@ public record AgentAttachment(Path agentJar, String mode, Path report) {
     if (isJavaLauncher(command)) {
       List<String> attached = new ArrayList<>();
       attached.add(command.get(0));
-      attached.addAll(jvmOptions());
+      // A command that attaches the agent itself (to fence methods, say) gets only the audit's
+      // settings: system properties win over its config file, and one agent does both.
+      attached.addAll(attachesTheAgent(command) ? jvmOptions().subList(1, 3) : jvmOptions());
       attached.addAll(command.subList(1, command.size()));
       return attached;
     }

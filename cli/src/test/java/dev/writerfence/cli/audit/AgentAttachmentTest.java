@@ -31,6 +31,33 @@ class AgentAttachmentTest {
     assertThat(env).containsExactly(Map.entry("JAVA_TOOL_OPTIONS", "-Xss2m"));
   }
 
+  /** One agent fences and audits: a second -javaagent would judge every write twice. */
+  @Test
+  void aCommandThatAttachesTheAgentItselfGetsOnlyTheAuditSettings() {
+    List<String> command =
+        log.attach(
+            List.of(
+                "java",
+                "-javaagent:agent/target/writer-fence-agent.jar=config=fence.properties",
+                "-jar",
+                "legacy.jar"),
+            new HashMap<>());
+
+    assertThat(command)
+        .containsExactly(
+            "java",
+            "-Dwriter-fence.audit.mode=log",
+            "-Dwriter-fence.audit.report=/tmp/r.json",
+            "-javaagent:agent/target/writer-fence-agent.jar=config=fence.properties",
+            "-jar",
+            "legacy.jar");
+    assertThat(
+            AgentAttachment.attachesTheAgent(
+                List.of("java", "-jar", "app.jar", "-javaagent:writer-fence-agent.jar")))
+        .as("an argument of the application, not an option of the JVM")
+        .isFalse();
+  }
+
   @Test
   void anyOtherCommandGetsThemAfterTheJavaToolOptionsItHas() {
     Map<String, String> env = new HashMap<>(Map.of("JAVA_TOOL_OPTIONS", " -Xss2m "));
