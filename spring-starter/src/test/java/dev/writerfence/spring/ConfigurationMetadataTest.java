@@ -55,7 +55,14 @@ class ConfigurationMetadataTest {
             "writer-fence.schema.initialize",
             "writer-fence.datasource.url",
             "writer-fence.datasource.username",
-            "writer-fence.datasource.password");
+            "writer-fence.datasource.password",
+            // read by the -javaagent only; accepted so one set of -D properties serves both
+            "writer-fence.fence-name",
+            "writer-fence.fence.methods",
+            "writer-fence.audit.mode",
+            "writer-fence.audit.report",
+            "writer-fence.audit.paths",
+            "writer-fence.audit.require-fence");
     assertThat(defaults)
         .containsEntry("writer-fence.ttl", "30s")
         .containsEntry("writer-fence.query-timeout", "10s")
