@@ -58,6 +58,9 @@ public final class FenceLease {
   /** The latest confirmation: expiry (database clock) and local deadline (monotonic clock). */
   private volatile Confirmed confirmed;
 
+  /** The fence name's turn among its fence's threads, given back at release. */
+  private volatile LocalTurns.Turn turn;
+
   /** Told once when the lease is lost; {@code null} while no fence keeps the lease. */
   private volatile LossHook lossHook;
 
@@ -227,11 +230,30 @@ public final class FenceLease {
     if (released.get() || !lostReason.compareAndSet(null, reason)) {
       return false;
     }
+    // A lost lease no longer holds the fence: the next thread of this fence may ask the database,
+    // which grants the lease once the row has expired (the turn never decides, the row does).
+    giveBackTurn();
     LossHook hook = lossHook;
     if (hook != null) {
       hook.lost(this, reason);
     }
     return true;
+  }
+
+  /** Keeps the fence name's local turn until the lease is released or lost. */
+  void holdTurn(LocalTurns.Turn turn) {
+    this.turn = turn;
+    if (lostReason.get() != null) { // lost before the turn was attached
+      turn.giveBack();
+    }
+  }
+
+  /** Hands the fence name's local turn to the next waiting thread of its fence, if it has one. */
+  void giveBackTurn() {
+    LocalTurns.Turn t = turn;
+    if (t != null) {
+      t.giveBack();
+    }
   }
 
   /**

@@ -35,7 +35,7 @@ public interface FenceListener {
    * The fence stayed busy through the last attempt; the guarded code will not run.
    *
    * @param request the request
-   * @param attempts attempts made
+   * @param attempts attempts made; 0 when other threads of the same fence kept it through the wait
    * @param holder the holder seen after the last attempt, if any
    */
   default void busy(FenceRequest request, int attempts, Optional<LeaseStatus> holder) {}

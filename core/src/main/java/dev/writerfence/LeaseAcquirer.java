@@ -31,6 +31,7 @@ final class LeaseAcquirer {
   private final BiConsumer<FenceLease, Throwable> giveBack;
   private final FenceLease.LossHook lossHook;
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
+  private final LocalTurns turns = new LocalTurns();
 
   /**
    * @param giveBack releases a lease that nobody will own, attaching any failure to the throwable
@@ -56,6 +57,69 @@ final class LeaseAcquirer {
    * busyThrows} is false.
    */
   Optional<FenceLease> acquire(FenceRequest request, BusyRetryPolicy policy, boolean busyThrows) {
+    long queued = System.nanoTime();
+    LocalTurns.Turn turn = takeTurn(request, policy);
+    if (turn == null) {
+      return busy(request, 0, busyThrows);
+    }
+    StoreOutcome outcome;
+    try {
+      BusyRetryPolicy rest = policy.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
+      outcome = acquireFromStore(request, rest, turn);
+    } catch (Throwable t) {
+      turn.giveBack();
+      throw t;
+    }
+    if (outcome.lease() == null) {
+      turn.giveBack();
+      return busy(request, outcome.attempts(), busyThrows);
+    }
+    return Optional.of(outcome.lease());
+  }
+
+  /** The store's answer: the lease, or {@code null} when busy through every attempt. */
+  private record StoreOutcome(FenceLease lease, int attempts) {}
+
+  /**
+   * The turn of the request's fence name among this fence's threads, waited for as long as the
+   * policy's scheduled waits: {@code null} when other threads of this fence kept it that long.
+   */
+  private LocalTurns.Turn takeTurn(FenceRequest request, BusyRetryPolicy policy) {
+    try {
+      return turns.take(request.fenceName(), policy.scheduledWait().toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new WriterFenceInterruptedException(
+          request.fenceName(),
+          "writer-fence: fence '"
+              + request.fenceName()
+              + "': interrupted while waiting for another writer of this process to release it;"
+              + " the guarded code did not run and no lease is held",
+          e);
+    }
+  }
+
+  /** Busy after the last attempt: empty, or the exception naming the holder. */
+  private Optional<FenceLease> busy(FenceRequest request, int attempts, boolean busyThrows) {
+    if (!busyThrows) {
+      return Optional.empty();
+    }
+    String fenceName = request.fenceName();
+    Optional<LeaseStatus> holder = busyHolder(fenceName);
+    ListenerCalls.notify(() -> listener.busy(request, attempts, holder));
+    throw new WriterFenceBusyException(
+        fenceName,
+        attempts,
+        holder.map(LeaseStatus::holderLabel).orElse(null),
+        holder.map(LeaseStatus::expiresAt).orElse(null));
+  }
+
+  /**
+   * Asks the store, busy retried by {@code policy}, while holding the fence name's local turn; a
+   * lease it grants takes the turn with it.
+   */
+  private StoreOutcome acquireFromStore(
+      FenceRequest request, BusyRetryPolicy policy, LocalTurns.Turn turn) {
     String fenceName = request.fenceName();
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
     String label = request.holderLabel().orElse(defaultHolderLabel);
@@ -125,6 +189,7 @@ final class LeaseAcquirer {
     }
     if (lease.isPresent()) {
       FenceLease acquired = lease.get();
+      acquired.holdTurn(turn);
       Duration waited = Duration.ofNanos(System.nanoTime() - started);
       try {
         ListenerCalls.notify(() -> listener.acquired(acquired, attempts[0], waited));
@@ -132,18 +197,9 @@ final class LeaseAcquirer {
         giveBack.accept(acquired, t);
         throw t;
       }
-      return lease;
+      return new StoreOutcome(acquired, attempts[0]);
     }
-    if (!busyThrows) {
-      return lease;
-    }
-    Optional<LeaseStatus> holder = busyHolder(fenceName);
-    ListenerCalls.notify(() -> listener.busy(request, attempts[0], holder));
-    throw new WriterFenceBusyException(
-        fenceName,
-        attempts[0],
-        holder.map(LeaseStatus::holderLabel).orElse(null),
-        holder.map(LeaseStatus::expiresAt).orElse(null));
+    return new StoreOutcome(null, attempts[0]);
   }
 
   /** Who holds a busy fence, for the exception's message; best effort. */

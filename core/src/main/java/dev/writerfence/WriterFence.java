@@ -271,6 +271,8 @@ public final class WriterFence implements AutoCloseable {
             e);
       }
       throw e;
+    } finally {
+      lease.giveBackTurn(); // after the row is free, so the next thread's first attempt can win
     }
     if (!freed && lost) {
       LOG.debug(
@@ -557,6 +559,8 @@ public final class WriterFence implements AutoCloseable {
           lease.fencingToken(),
           afterFailedRelease(lease, e),
           e);
+    } finally {
+      lease.giveBackTurn();
     }
   }
 

@@ -18,7 +18,8 @@ public final class WriterFenceBusyException extends WriterFenceException {
 
   /**
    * @param fenceName the busy fence; never {@code null}
-   * @param attempts how many acquire attempts were made, at least 1
+   * @param attempts how many acquire attempts were made; 0 when other threads of the same {@code
+   *     WriterFence} held the fence name through the whole wait, so the database was not asked
    * @param holderLabel label of the holder seen after the last attempt, or {@code null} if unknown
    * @param holderExpiresAt expiry of that holder's lease (database clock), or {@code null}
    */
@@ -33,17 +34,18 @@ public final class WriterFenceBusyException extends WriterFenceException {
   private static String message(String name, int attempts, String label, Instant expiresAt) {
     return "writer-fence: fence '"
         + name
-        + "' is busy after "
-        + attempts
-        + (attempts == 1 ? " attempt" : " attempts")
-        + ": held by "
+        + (attempts == 0
+            ? "' is busy: other threads of this process kept it through the whole wait;"
+            : "' is busy after " + attempts + (attempts == 1 ? " attempt" : " attempts") + ":")
+        + " held by "
         + (label == null ? "an unknown holder" : "'" + label + "'")
         + (expiresAt == null ? "" : " until " + expiresAt + " (database clock)")
         + "; the guarded code did not run";
   }
 
   /**
-   * @return how many acquire attempts were made, at least 1
+   * @return how many acquire attempts were made; 0 when threads of the same fence held it through
+   *     the whole wait (the database was not asked)
    */
   public int attempts() {
     return attempts;

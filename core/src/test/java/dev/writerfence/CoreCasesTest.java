@@ -77,11 +77,34 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(ran).hasValue(0);
     assertThat(tried).isEmpty();
     assertThat(busy.fenceName()).isEqualTo(name);
-    assertThat(busy.attempts()).isEqualTo(QUICK_RETRY.maxAttempts());
+    assertThat(busy.attempts())
+        .as("a holder in the same fence: the call waited its turn and never asked the database")
+        .isZero();
     assertThat(busy.holderLabel()).hasValue("holder-x");
     assertThat(busy.holderExpiresAt()).hasValue(holder.expiresAt());
     assertThat(busy).hasMessageContaining(name).hasMessageContaining("'holder-x'");
     assertThat(fence.release(holder)).isTrue();
+  }
+
+  @Test
+  void C02_busyHeldByAnotherProcessIsAskedOfTheDatabaseOnEveryAttempt() throws Exception {
+    WriterFence otherProcess = fence(); // its own fence: its threads share no turns with ours
+    FenceLease holder = otherProcess.tryAcquire(name, "holder-x", TTL).orElseThrow();
+    WriterFence fence = fence();
+    AtomicInteger ran = new AtomicInteger();
+
+    WriterFenceBusyException busy =
+        catchThrowableOfType(
+            WriterFenceBusyException.class,
+            () -> fence.call(request("late"), ran::incrementAndGet));
+
+    assertThat(ran).hasValue(0);
+    assertThat(busy.attempts()).isEqualTo(QUICK_RETRY.maxAttempts());
+    assertThat(busy)
+        .hasMessageContaining("busy after 3 attempts")
+        .hasMessageContaining("'holder-x'");
+    assertThat(fence.tryAcquire(name, "late", TTL)).isEmpty();
+    assertThat(otherProcess.release(holder)).isTrue();
   }
 
   @Test

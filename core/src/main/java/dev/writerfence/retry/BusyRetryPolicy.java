@@ -119,6 +119,47 @@ public record BusyRetryPolicy(
   }
 
   /**
+   * The waits between the attempts, summed, without jitter: how long a caller of this policy is
+   * prepared to wait, on average, before busy is its answer.
+   *
+   * @return the sum of the {@code maxAttempts - 1} nominal intervals; zero for one attempt
+   */
+  public Duration scheduledWait() {
+    return Duration.ofMillis(millisBefore(maxAttempts));
+  }
+
+  /**
+   * This policy cut to the attempts whose scheduled waits fit in what is left of its {@link
+   * #scheduledWait()}: used after part of the wait was spent elsewhere (queued behind writers of
+   * the same process), so that the whole wait stays what the policy promises.
+   *
+   * @param spent time already waited; not negative
+   * @return a copy with the most attempts, at least 1, whose scheduled waits fit in the rest
+   */
+  public BusyRetryPolicy afterWaiting(Duration spent) {
+    double left = millisBefore(maxAttempts) - spent.toMillis();
+    int attempts = 1;
+    double interval = initialInterval.toMillis();
+    while (attempts < maxAttempts && Math.min(interval, maxInterval.toMillis()) <= left) {
+      left -= Math.min(interval, maxInterval.toMillis());
+      interval *= multiplier;
+      attempts++;
+    }
+    return attempts == maxAttempts ? this : withMaxAttempts(attempts);
+  }
+
+  /** The nominal waits before attempt {@code attempt} (1-based), summed, in milliseconds. */
+  private long millisBefore(int attempt) {
+    double total = 0;
+    double interval = initialInterval.toMillis();
+    for (int i = 1; i < attempt; i++) {
+      total += Math.min(interval, maxInterval.toMillis());
+      interval *= multiplier;
+    }
+    return (long) Math.min(total, Long.MAX_VALUE / 2);
+  }
+
+  /**
    * @return the Resilience4j interval function for these settings
    */
   public IntervalFunction intervalFunction() {
