@@ -10,6 +10,7 @@ import dev.writerfence.benchmarks.jmh.ScaleBenchmark;
 import dev.writerfence.benchmarks.jmh.WeavingBenchmark;
 import dev.writerfence.benchmarks.measure.AgentStartup;
 import dev.writerfence.benchmarks.measure.ContentionRecord;
+import dev.writerfence.benchmarks.measure.ContentionShape;
 import dev.writerfence.benchmarks.measure.RoundTrips;
 import dev.writerfence.benchmarks.measure.TableGrowth;
 import dev.writerfence.benchmarks.peers.BenchTarget;
@@ -137,11 +138,16 @@ public final class BenchmarkMain {
           .param("backend", cycleBackends.toArray(String[]::new))
           .run();
     }
-    for (int threads : plan.contentionThreads()) {
-      step("contention, " + threads + " thread(s)");
-      jmh(plan, target, out, "contention-t" + threads + ".json", ContentionBenchmark.class, threads)
-          .param("backend", plan.contentionBackends().toArray(String[]::new))
-          .run();
+    for (Plan.Contention contention : plan.contention()) {
+      ContentionShape shape = contention.shape();
+      for (int threads : plan.contentionThreads()) {
+        step("contention, " + shape.shortLabel() + ", " + threads + " thread(s)");
+        jmh(plan, target, out, shape.jmhFile(threads), ContentionBenchmark.class, threads)
+            .param("backend", contention.backends().toArray(String[]::new))
+            .param("contenders", shape.contenders().id())
+            .param("mode", shape.mode().id())
+            .run();
+      }
     }
     step("scale of names");
     jmh(plan, target, out, "scale.json", ScaleBenchmark.class, 1)

@@ -1,5 +1,7 @@
 package dev.writerfence.benchmarks;
 
+import dev.writerfence.benchmarks.measure.ContentionShape;
+import dev.writerfence.benchmarks.peers.LockBackend;
 import java.util.List;
 
 /**
@@ -14,8 +16,9 @@ import java.util.List;
  * @param iterations measurement iterations
  * @param iterationSeconds seconds per measurement iteration
  * @param cycleThreads thread counts of the uncontended cycle benchmark
- * @param contentionThreads thread counts of the contention benchmark
- * @param contentionBackends backends of the contention benchmark
+ * @param contentionThreads thread counts of the contention benchmark, the same for every shape
+ * @param contention the contention benchmark's shapes, each with its backends; one JMH result file
+ *     per shape and thread count
  * @param scaleNames name counts of the scale benchmark
  * @param roundTripCycles cycles counted per backend for the round trips
  * @param growthCycles cycles on one name for the table growth (on the speed-first server)
@@ -31,12 +34,50 @@ public record Plan(
     int iterationSeconds,
     List<Integer> cycleThreads,
     List<Integer> contentionThreads,
-    List<String> contentionBackends,
+    List<Contention> contention,
     List<String> scaleNames,
     int roundTripCycles,
     long growthCycles,
     boolean speedFirst,
     int startupRuns) {
+
+  /**
+   * One shape of the contention benchmark and the backends measured in it.
+   *
+   * @param shape contenders and mode
+   * @param backends backend ids ({@link LockBackend.Kind#id()}); every one offers the waiting cycle
+   *     when the mode is {@code retry}
+   */
+  public record Contention(ContentionShape shape, List<String> backends) {
+    /**
+     * @throws IllegalArgumentException naming a backend that is not known, or one asked for the
+     *     {@code retry} mode that has no waiting cycle
+     */
+    public Contention {
+      backends = List.copyOf(backends);
+      for (String id : backends) {
+        LockBackend.Kind kind = LockBackend.Kind.of(id);
+        if (shape.mode() == ContentionShape.Mode.RETRY && !kind.retries()) {
+          throw new IllegalArgumentException(
+              "backend '" + id + "' has no retry mode: only lease and advisory");
+        }
+      }
+    }
+
+    /**
+     * @param contenders {@code threads} or {@code processes}
+     * @param mode {@code try} or {@code retry}
+     * @param backends backend ids
+     * @return the shape with its backends
+     */
+    static Contention of(String contenders, String mode, String... backends) {
+      return new Contention(ContentionShape.of(contenders, mode), List.of(backends));
+    }
+  }
+
+  private static final String[] PG_BACKENDS = {
+    "lease", "advisory", "shedlock", "jdbcLockRegistry", "rawFloor"
+  };
 
   /** Seconds per benchmark, no fork: proves the benchmarks still run (CI). */
   public static final Plan SMOKE =
@@ -49,14 +90,18 @@ public record Plan(
           1,
           List.of(1),
           List.of(2),
-          List.of("lease"),
+          List.of(
+              Contention.of("threads", "try", "lease"), Contention.of("threads", "retry", "lease")),
           List.of("1", "10000"),
           20,
           2_000,
           false,
           1);
 
-  /** Under 5 minutes on 2 cores. */
+  /**
+   * Under 5 minutes on 2 cores (197 s before the contention shapes; each contention configuration
+   * adds about 6 s, so {@code processes / retry} is left to the full plan).
+   */
   public static final Plan QUICK =
       new Plan(
           "quick",
@@ -67,14 +112,20 @@ public record Plan(
           1,
           List.of(1),
           List.of(1, 2, 8, 32, 64),
-          List.of("lease"),
+          List.of(
+              Contention.of("threads", "try", "lease"),
+              Contention.of("processes", "try", "lease"),
+              Contention.of("threads", "retry", "lease")),
           List.of("1", "10000", "1000000"),
           50,
           20_000,
           false,
           3);
 
-  /** Longer iterations, two forks, every PostgreSQL backend under contention, 10^6 cycles. */
+  /**
+   * Longer iterations, two forks, every PostgreSQL backend under contention in both shapes of
+   * contenders (writer-fence's kinds in the retry mode too), 10^6 cycles.
+   */
   public static final Plan FULL =
       new Plan(
           "full",
@@ -85,7 +136,11 @@ public record Plan(
           5,
           List.of(1, 4),
           List.of(1, 2, 8, 32, 64),
-          List.of("lease", "advisory", "shedlock", "jdbcLockRegistry", "rawFloor"),
+          List.of(
+              Contention.of("threads", "try", PG_BACKENDS),
+              Contention.of("processes", "try", PG_BACKENDS),
+              Contention.of("threads", "retry", "lease", "advisory"),
+              Contention.of("processes", "retry", "lease", "advisory")),
           List.of("1", "10000", "1000000"),
           1000,
           1_000_000,

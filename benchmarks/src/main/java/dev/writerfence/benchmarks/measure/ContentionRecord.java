@@ -11,16 +11,16 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * What JMH does not report for the contention benchmark: the latency of busy outcomes (p50, p99)
- * and how many distinct contenders won, over the measurement iterations. Written as {@code
- * contention-BACKEND-tTHREADS.json} into the directory of the system property {@value #OUT_DIR}
- * (nothing is written without it).
+ * What JMH does not report for the contention benchmark: the latency of busy outcomes and of wins
+ * (p50, p99) and how many distinct contenders won, over the measurement iterations. Written as
+ * {@link ContentionShape#recordFile} (e.g. {@code contention-lease-threads-try-t64.json}) into the
+ * directory of the system property {@value #OUT_DIR} (nothing is written without it).
  */
 public final class ContentionRecord {
   /** System property: the directory for the record. */
   public static final String OUT_DIR = "bench.out.dir";
 
-  /** Busy latencies kept per contender at most, so a long run cannot exhaust the heap. */
+  /** Latencies kept per contender and outcome at most, so a long run cannot exhaust the heap. */
   static final int MAX_SAMPLES = 1 << 21;
 
   private ContentionRecord() {}
@@ -29,28 +29,70 @@ public final class ContentionRecord {
    * The record's content.
    *
    * @param backend the backend id
+   * @param contenders {@link ContentionShape.Contenders#id()}
+   * @param mode {@link ContentionShape.Mode#id()}
    * @param threads contenders
    * @param busyOutcomes busy outcomes sampled (measurement iterations)
-   * @param busyP50Micros median busy-outcome latency, microseconds
-   * @param busyP99Micros 99th percentile busy-outcome latency, microseconds
+   * @param busyP50Micros median busy-outcome latency (call to busy answer), microseconds; NaN
+   *     without busy outcomes
+   * @param busyP99Micros 99th percentile busy-outcome latency, microseconds; NaN likewise
+   * @param wonP50Micros median time to win (call to critical-section start), microseconds; NaN
+   *     without wins
+   * @param wonP99Micros 99th percentile time to win, microseconds; NaN likewise
    * @param distinctWinners contenders that won at least once
    * @param winsPerContender successful critical sections of each contender
    */
   public record Result(
       String backend,
+      String contenders,
+      String mode,
       int threads,
       long busyOutcomes,
       double busyP50Micros,
       double busyP99Micros,
+      double wonP50Micros,
+      double wonP99Micros,
       int distinctWinners,
       long[] winsPerContender) {}
+
+  /** Latencies of one outcome, kept up to {@link #MAX_SAMPLES}. */
+  private static final class Samples {
+    private long[] nanos = new long[1 << 12];
+    private int count;
+
+    void add(long value) {
+      if (count == MAX_SAMPLES) {
+        return;
+      }
+      if (count == nanos.length) {
+        nanos = Arrays.copyOf(nanos, count * 2);
+      }
+      nanos[count++] = value;
+    }
+
+    static long[] sortedUnion(List<Tally> tallies, boolean won) {
+      int total = 0;
+      for (Tally t : tallies) {
+        total += (won ? t.won : t.busy).count;
+      }
+      long[] all = new long[total];
+      int at = 0;
+      for (Tally t : tallies) {
+        Samples s = won ? t.won : t.busy;
+        System.arraycopy(s.nanos, 0, all, at, s.count);
+        at += s.count;
+      }
+      Arrays.sort(all);
+      return all;
+    }
+  }
 
   /** One contender's outcomes; used by its own thread only until the trial ends. */
   public static final class Tally {
     private boolean measuring;
     private long wins;
-    private long[] busyNanos = new long[1 << 12];
-    private int busyCount;
+    private final Samples busy = new Samples();
+    private final Samples won = new Samples();
 
     /**
      * @param measuring whether the current iteration is a measurement iteration
@@ -61,7 +103,8 @@ public final class ContentionRecord {
 
     /**
      * @param won whether the attempt took the lock
-     * @param nanos how long the attempt took
+     * @param nanos won: from the call to the critical section's start; busy: from the call to its
+     *     busy answer
      */
     public void record(boolean won, long nanos) {
       if (!measuring) {
@@ -69,47 +112,43 @@ public final class ContentionRecord {
       }
       if (won) {
         wins++;
-      } else if (busyCount < MAX_SAMPLES) {
-        if (busyCount == busyNanos.length) {
-          busyNanos = Arrays.copyOf(busyNanos, busyCount * 2);
-        }
-        busyNanos[busyCount++] = nanos;
+        this.won.add(nanos);
+      } else {
+        busy.add(nanos);
       }
     }
   }
 
   /**
    * @param backend the backend id
+   * @param shape the run's shape
    * @param threads contenders
    * @param tallies every contender's tally
    * @return the summary
    */
-  public static Result summarize(String backend, int threads, List<Tally> tallies) {
-    int total = 0;
-    for (Tally t : tallies) {
-      total += t.busyCount;
-    }
-    long[] all = new long[total];
-    int at = 0;
-    long[] wins = new long[tallies.size()];
-    int winners = 0;
+  public static Result summarize(
+      String backend, ContentionShape shape, int threads, List<Tally> tallies) {
     List<Tally> ordered = new ArrayList<>(tallies);
+    long[] wins = new long[ordered.size()];
+    int winners = 0;
     for (int i = 0; i < ordered.size(); i++) {
-      Tally t = ordered.get(i);
-      System.arraycopy(t.busyNanos, 0, all, at, t.busyCount);
-      at += t.busyCount;
-      wins[i] = t.wins;
-      if (t.wins > 0) {
+      wins[i] = ordered.get(i).wins;
+      if (wins[i] > 0) {
         winners++;
       }
     }
-    Arrays.sort(all);
+    long[] busy = Samples.sortedUnion(ordered, false);
+    long[] won = Samples.sortedUnion(ordered, true);
     return new Result(
         backend,
+        shape.contenders().id(),
+        shape.mode().id(),
         threads,
-        total,
-        percentileMicros(all, 0.50),
-        percentileMicros(all, 0.99),
+        busy.length,
+        percentileMicros(busy, 0.50),
+        percentileMicros(busy, 0.99),
+        percentileMicros(won, 0.50),
+        percentileMicros(won, 0.99),
         winners,
         wins);
   }
@@ -124,26 +163,39 @@ public final class ContentionRecord {
   }
 
   /**
-   * Writes the summary, when {@value #OUT_DIR} is set.
+   * Writes the summary into the directory {@value #OUT_DIR} names, when it is set.
    *
    * @param backend the backend id
+   * @param shape the run's shape
    * @param threads contenders
    * @param tallies every contender's tally
+   * @throws UncheckedIOException when the file cannot be written
    */
-  public static void write(String backend, int threads, List<Tally> tallies) {
+  public static void write(
+      String backend, ContentionShape shape, int threads, List<Tally> tallies) {
     String dir = System.getProperty(OUT_DIR);
-    if (dir == null) {
-      return;
+    if (dir != null) {
+      write(Path.of(dir), summarize(backend, shape, threads, tallies));
     }
-    Result result = summarize(backend, threads, tallies);
-    Path file = Path.of(dir, "contention-" + backend + "-t" + threads + ".json");
+  }
+
+  /**
+   * @param dir the run's directory (created when missing)
+   * @param result the summary
+   * @return the file written, {@link ContentionShape#recordFile} in {@code dir}
+   * @throws UncheckedIOException when the file cannot be written
+   */
+  static Path write(Path dir, Result result) {
+    ContentionShape shape = ContentionShape.of(result.contenders(), result.mode());
+    Path file = dir.resolve(shape.recordFile(result.backend(), result.threads()));
     try {
-      Files.createDirectories(file.getParent());
+      Files.createDirectories(dir);
       new ObjectMapper()
           .enable(SerializationFeature.INDENT_OUTPUT)
           .writeValue(file.toFile(), result);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return file;
   }
 }

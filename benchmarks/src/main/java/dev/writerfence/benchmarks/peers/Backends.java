@@ -2,7 +2,9 @@ package dev.writerfence.benchmarks.peers;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -56,7 +58,7 @@ public final class Backends {
   private static LockBackend lease(BenchTarget target, int poolSize) {
     HikariDataSource pool = target.pool("lease", poolSize);
     WriterFence fence = WriterFence.builder(pool).releaseOnJvmShutdown(false).build();
-    return fenceBackend(fence, pool, null);
+    return fenceBackend(LockBackend.Kind.LEASE, fence, pool, null);
   }
 
   private static LockBackend advisory(BenchTarget target, int poolSize) {
@@ -64,16 +66,34 @@ public final class Backends {
     HikariDataSource pool = target.pool("advisory", poolSize + 1);
     AdvisoryLockStore store = AdvisoryLockStore.create(pool, Math.max(2, poolSize), "writer_fence");
     WriterFence fence = WriterFence.builder(store).releaseOnJvmShutdown(false).build();
-    return fenceBackend(fence, pool, store);
+    return fenceBackend(LockBackend.Kind.ADVISORY, fence, pool, store);
   }
 
   private static LockBackend fenceBackend(
-      WriterFence fence, HikariDataSource pool, AdvisoryLockStore store) {
+      LockBackend.Kind kind, WriterFence fence, HikariDataSource pool, AdvisoryLockStore store) {
     return new LockBackend() {
+      @Override
+      public LockBackend.Kind kind() {
+        return kind;
+      }
+
       @Override
       public boolean cycle(String name, Runnable criticalSection) {
         Optional<FenceLease> lease = fence.tryAcquire(name, "bench", TTL);
         return runHeld(lease.isPresent(), criticalSection, () -> fence.release(lease.get()));
+      }
+
+      @Override
+      public boolean cycleWaiting(String name, Runnable criticalSection) {
+        // What application code writes: the default BusyRetryPolicy of the fence, which waits
+        // in the fence's local turn queue first when another thread of it holds the name.
+        FenceRequest request = FenceRequest.builder(name).holderLabel("bench").ttl(TTL).build();
+        try {
+          fence.run(request, criticalSection);
+          return true;
+        } catch (WriterFenceBusyException e) {
+          return false;
+        }
       }
 
       @Override
@@ -99,6 +119,11 @@ public final class Backends {
                 .build());
     return new LockBackend() {
       @Override
+      public LockBackend.Kind kind() {
+        return LockBackend.Kind.SHEDLOCK;
+      }
+
+      @Override
       public boolean cycle(String name, Runnable criticalSection) {
         Optional<SimpleLock> lock =
             provider.lock(new LockConfiguration(Instant.now(), name, TTL, Duration.ZERO));
@@ -123,6 +148,11 @@ public final class Backends {
     JdbcLockRegistry registry = new JdbcLockRegistry(repository, TTL);
     return new LockBackend() {
       @Override
+      public LockBackend.Kind kind() {
+        return LockBackend.Kind.JDBC_LOCK_REGISTRY;
+      }
+
+      @Override
       public boolean cycle(String name, Runnable criticalSection) {
         Lock lock = registry.obtain(name);
         return runHeld(lock.tryLock(), criticalSection, lock::unlock);
@@ -139,6 +169,11 @@ public final class Backends {
   private static LockBackend rawFloor(BenchTarget target, int poolSize) {
     HikariDataSource pool = target.pool("rawFloor", poolSize);
     return new LockBackend() {
+      @Override
+      public LockBackend.Kind kind() {
+        return LockBackend.Kind.RAW_FLOOR;
+      }
+
       @Override
       public boolean cycle(String name, Runnable criticalSection) {
         // What the lease cycle does, less everything but the statements: borrow, one
@@ -183,6 +218,11 @@ public final class Backends {
     config.useSingleServer().setAddress(target.redisUrl());
     RedissonClient client = Redisson.create(config);
     return new LockBackend() {
+      @Override
+      public LockBackend.Kind kind() {
+        return LockBackend.Kind.REDISSON;
+      }
+
       @Override
       public boolean cycle(String name, Runnable criticalSection) {
         RLock lock = client.getLock(name);

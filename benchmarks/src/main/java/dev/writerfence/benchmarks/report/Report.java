@@ -28,7 +28,6 @@ public final class Report {
   public static final String END = "<!-- results:end -->";
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int[] CONTENTION_THREADS = {1, 2, 8, 32, 64};
   private static final String[] CYCLE_ORDER = {
     "lease", "advisory", "shedlock", "jdbcLockRegistry", "rawFloor", "redisson"
   };
@@ -81,7 +80,7 @@ public final class Report {
     StringBuilder head = new StringBuilder();
     JsonNode env = JSON.readTree(out.resolve("environment.json").toFile());
     cycle();
-    contention();
+    ContentionSection.write(out, imagePrefix, md, targets);
     scale();
     weaving();
     agent();
@@ -173,9 +172,11 @@ public final class Report {
     row(
         s,
         "connections",
-        "each PostgreSQL backend: a HikariCP pool of its own (threads + 1"
-            + " connections; one per contender for JdbcLockRegistry, whose registry keeps a"
-            + " process-local lock per name), autocommit, 127.0.0.1 TCP");
+        "each PostgreSQL backend: a HikariCP pool of its own, autocommit, 127.0.0.1 TCP; shared"
+            + " by the threads with threads + 1 connections (in the cycle benchmark"
+            + " JdbcLockRegistry gets one registry with 2 connections per thread), or, for"
+            + " contenders standing for processes, one backend per contender with 2 connections"
+            + " (advisory: 3, one more than its store may pin)");
     return s.toString();
   }
 
@@ -313,118 +314,17 @@ public final class Report {
   }
 
   private void target(String what, String goal, String measured, Boolean pass, String note) {
-    String verdict = pass == null ? "not measured in this run" : pass ? "pass" : "**miss**";
-    if (!note.isEmpty()) {
-      verdict += " (" + note + ")";
-    }
-    targets.add(new String[] {what, goal, measured, verdict});
+    targets.add(new String[] {what, goal, measured, verdict(pass, note)});
   }
 
-  private void contention() throws IOException {
-    md.append("\n### Contention: every thread tries one shared fence name, without pause\n\n");
-    md.append(
-        "| backend | threads | successful critical sections/s | attempts/s (all outcomes) | busy p50 (ms)"
-            + " | busy p99 (ms) | unavailable/s | distinct winners |\n"
-            + "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    DefaultCategoryDataset won = new DefaultCategoryDataset();
-    DefaultCategoryDataset latency = new DefaultCategoryDataset();
-    List<String> backends = new ArrayList<>();
-    for (int threads : CONTENTION_THREADS) {
-      for (Row r : JmhResults.read(out.resolve("contention-t" + threads + ".json"))) {
-        if (!backends.contains(r.param())) {
-          backends.add(r.param());
-        }
-      }
-    }
-    for (String backend : backends) {
-      double single = Double.NaN;
-      double at64 = Double.NaN;
-      double p99at64 = Double.NaN;
-      for (int threads : CONTENTION_THREADS) {
-        Optional<Row> r =
-            JmhResults.find(
-                JmhResults.read(out.resolve("contention-t" + threads + ".json")), backend);
-        if (r.isEmpty()) {
-          continue;
-        }
-        JsonNode side = readOrNull("contention-" + backend + "-t" + threads + ".json");
-        double wonPerSecond = r.get().secondary("won");
-        double p50 =
-            side == null ? Double.NaN : side.path("busyP50Micros").asDouble(Double.NaN) / 1000;
-        double p99 =
-            side == null ? Double.NaN : side.path("busyP99Micros").asDouble(Double.NaN) / 1000;
-        String winners =
-            side == null ? "" : side.path("distinctWinners").asInt() + " of " + threads;
-        md.append("| ")
-            .append(backend)
-            .append(" | ")
-            .append(threads)
-            .append(" | ")
-            .append(fmt(wonPerSecond))
-            .append(" | ")
-            .append(fmt(r.get().score()))
-            .append(" | ")
-            .append(fmt(p50))
-            .append(" | ")
-            .append(fmt(p99))
-            .append(" | ")
-            .append(fmt(r.get().secondary("unavailable")))
-            .append(" | ")
-            .append(winners)
-            .append(" |\n");
-        won.addValue(wonPerSecond, backend, Integer.toString(threads));
-        if (!Double.isNaN(p99)) {
-          latency.addValue(p50, backend + " p50", Integer.toString(threads));
-          latency.addValue(p99, backend + " p99", Integer.toString(threads));
-        }
-        if (threads == 1) {
-          single = wonPerSecond;
-        }
-        if (threads == 64) {
-          at64 = wonPerSecond;
-          p99at64 = p99;
-        }
-      }
-      if (backend.equals("lease")) {
-        double r = at64 / single;
-        target(
-            "lease: critical sections/s at 64 contenders ÷ 1 writer",
-            "≥ 0.80",
-            fmt(r),
-            Double.isNaN(r) ? null : r >= 0.8,
-            Double.isNaN(r) || r >= 0.8
-                ? ""
-                : String.format(Locale.ROOT, "%.0f%% short", (1 - r / 0.8) * 100));
-        target(
-            "lease: busy outcome p99 at 64 contenders",
-            "< 5 ms",
-            fmt(p99at64) + " ms",
-            Double.isNaN(p99at64) ? null : p99at64 < 5,
-            Double.isNaN(p99at64) || p99at64 < 5
-                ? ""
-                : String.format(Locale.ROOT, "%.1f× the goal", p99at64 / 5));
-      }
-    }
-    if (won.getColumnCount() > 0) {
-      Charts.lines(
-          out.resolve("contention.png"),
-          "Successful critical sections per second, one shared name",
-          "contending threads",
-          "critical sections/s",
-          won,
-          false);
-      md.append("\n![contention](").append(imagePrefix).append("contention.png)\n");
-    }
-    if (latency.getColumnCount() > 0) {
-      Charts.lines(
-          out.resolve("contention-busy-latency.png"),
-          "Busy outcome latency (one attempt that found the lock held)",
-          "contending threads",
-          "ms (log scale)",
-          latency,
-          true);
-      md.append("\n![busy latency](").append(imagePrefix).append("contention-busy-latency.png)\n");
-    }
+  /**
+   * @param pass whether the goal was met; {@code null} when not measured
+   * @param note what to add in parentheses, or empty
+   * @return the verdict column's text
+   */
+  static String verdict(Boolean pass, String note) {
+    String verdict = pass == null ? "not measured in this run" : pass ? "pass" : "**miss**";
+    return note.isEmpty() ? verdict : verdict + " (" + note + ")";
   }
 
   private void scale() throws IOException {

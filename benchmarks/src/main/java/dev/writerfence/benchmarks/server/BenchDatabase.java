@@ -52,7 +52,9 @@ public final class BenchDatabase implements AutoCloseable {
         EmbeddedPostgres.builder()
             .setServerConfig("listen_addresses", "127.0.0.1")
             .setServerConfig("unix_socket_directories", "")
-            // 64 contenders, each backend's pool, the launcher's own connections.
+            // The most at once: 64 contenders standing for processes, each with a backend of its
+            // own (advisory: a pool of 3 = 192), or one shared pool of 65; beside them the
+            // launcher's own connections and PostgreSQL's 3 reserved for the superuser.
             .setServerConfig("max_connections", "300")
             .setServerConfig("log_min_messages", "warning")
             .setOutputRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()))
