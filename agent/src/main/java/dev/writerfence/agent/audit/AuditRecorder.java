@@ -25,6 +25,12 @@ final class AuditRecorder implements AuditGate.Sink {
   private final Map<String, ClientAudit> clients;
   private final CallSites callSites;
   private final Map<String, UnfencedWrite> writes = new ConcurrentHashMap<>();
+
+  /** The same records, by the cheap key of their call site: what a repeated write looks up. */
+  private final Map<SiteKey, UnfencedWrite> bySite = new ConcurrentHashMap<>();
+
+  private record SiteKey(String client, String operation, CallSites.Site site) {}
+
   private final AtomicBoolean recordedAny = new AtomicBoolean();
   private volatile Runnable onFirstWrite = () -> {};
 
@@ -49,25 +55,15 @@ final class AuditRecorder implements AuditGate.Sink {
   public void unfenced(String client, String operation, Object target, String bucket, String key) {
     boolean enforce = settings.mode() == AuditMode.ENFORCE;
     UnfencedWrite write;
-    WriteTarget named;
     try {
-      Optional<String> callSite = callSites.find();
+      Optional<CallSites.Site> callSite = callSites.find();
       if (callSite.isEmpty()) {
         return; // a library thread continuing a logical write judged where it started
       }
-      named =
-          bucket != null || key != null ? new WriteTarget(bucket, key) : describe(client, target);
       write =
-          writes.computeIfAbsent(
-              client + ' ' + operation + ' ' + callSite.get(),
-              k ->
-                  new UnfencedWrite(
-                      client,
-                      operation,
-                      callSite.get(),
-                      named,
-                      Thread.currentThread().getName(),
-                      requiredFence(client)));
+          bySite.computeIfAbsent(
+              new SiteKey(client, operation, callSite.get()),
+              k -> firstAt(client, operation, callSite.get(), target, bucket, key));
       write.count.incrementAndGet();
       if (recordedAny.compareAndSet(false, true)) {
         onFirstWrite.run();
@@ -84,9 +80,36 @@ final class AuditRecorder implements AuditGate.Sink {
     }
     if (enforce) {
       write.refused.incrementAndGet();
+      WriteTarget named = target(client, target, bucket, key);
       throw new UnfencedWriteException(
           client, operation, named.bucket(), named.key(), write.callSite, write.requiredFence);
     }
+  }
+
+  /**
+   * The record of a call site seen for the first time here: the expensive part (the frame's file
+   * and line, the target described), done once per site. Two bytecode indexes on one line share one
+   * record.
+   */
+  private UnfencedWrite firstAt(
+      String client,
+      String operation,
+      CallSites.Site site,
+      Object target,
+      String bucket,
+      String key) {
+    String callSite = site.describe();
+    WriteTarget named = target(client, target, bucket, key);
+    return writes.computeIfAbsent(
+        client + ' ' + operation + ' ' + callSite,
+        k ->
+            new UnfencedWrite(
+                client,
+                operation,
+                callSite,
+                named,
+                Thread.currentThread().getName(),
+                requiredFence(client)));
   }
 
   /**
@@ -96,7 +119,11 @@ final class AuditRecorder implements AuditGate.Sink {
     this.onFirstWrite = hook;
   }
 
-  private WriteTarget describe(String client, Object target) {
+  /** The bucket and object key given, or else read from the client's request object. */
+  private WriteTarget target(String client, Object target, String bucket, String key) {
+    if (bucket != null || key != null) {
+      return new WriteTarget(bucket, key);
+    }
     ClientAudit audit = clients.get(client);
     return audit == null ? WriteTarget.reflect(target) : audit.describe(target);
   }

@@ -51,6 +51,18 @@ final class CallSites {
 
   private final String[] skipped;
 
+  /** Whether a class is application code, decided once per class (the walk asks per frame). */
+  private final ClassValue<Boolean> application =
+      new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+          return isApplication(type.getName());
+        }
+      };
+
+  private final StackWalker walker =
+      StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
   /**
    * @param libraryPackages the package prefixes of the audited client libraries
    */
@@ -64,26 +76,61 @@ final class CallSites {
   }
 
   /**
-   * @return the first application frame of the calling thread, as {@code
-   *     class.method(File.java:line)}; empty when the stack has none
+   * The first application frame of the calling thread, as a key that is cheap to compare: the
+   * frame's class, method and bytecode index. Resolving its file and line is left to {@link
+   * Site#describe()}, which the recorder calls only for a call site it has not seen.
+   *
+   * @return the frame; empty when the stack has none
    */
-  Optional<String> find() {
-    return StackWalker.getInstance()
-        .walk(
-            frames ->
-                frames
-                    .filter(f -> isApplication(f.getClassName()))
-                    .findFirst()
-                    .map(
-                        f ->
-                            f.getClassName()
-                                + "."
-                                + f.getMethodName()
-                                + "("
-                                + f.getFileName()
-                                + ":"
-                                + f.getLineNumber()
-                                + ")"));
+  Optional<Site> find() {
+    return walker.walk(
+        frames ->
+            frames.filter(f -> application.get(f.getDeclaringClass())).findFirst().map(Site::new));
+  }
+
+  /**
+   * One frame of application code: equal for the same class, method and bytecode index, which is
+   * all a repeated write from one place needs to be recognised.
+   */
+  static final class Site {
+    private final StackWalker.StackFrame frame;
+    private final Class<?> type;
+    private final String method;
+    private final int bci;
+
+    Site(StackWalker.StackFrame frame) {
+      this.frame = frame;
+      this.type = frame.getDeclaringClass();
+      this.method = frame.getMethodName();
+      this.bci = frame.getByteCodeIndex();
+    }
+
+    /**
+     * @return {@code class.method(File.java:line)}
+     */
+    String describe() {
+      return frame.getClassName()
+          + "."
+          + method
+          + "("
+          + frame.getFileName()
+          + ":"
+          + frame.getLineNumber()
+          + ")";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Site other
+          && type == other.type
+          && bci == other.bci
+          && method.equals(other.method);
+    }
+
+    @Override
+    public int hashCode() {
+      return (System.identityHashCode(type) * 31 + method.hashCode()) * 31 + bci;
+    }
   }
 
   boolean isApplication(String className) {

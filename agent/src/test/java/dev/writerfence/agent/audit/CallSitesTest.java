@@ -2,6 +2,7 @@ package dev.writerfence.agent.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.acme.sites.TwoCallSites;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -24,5 +25,18 @@ class CallSitesTest {
     assertThat(sites.isApplication("com.acme.sync.Uploader")).isTrue();
     assertThat(sites.isApplication("com.acme.sync.Uploader$Job")).isTrue();
     assertThat(sites.isApplication("dev.writerfence.samples.legacy.Writer")).isTrue();
+  }
+
+  @Test
+  void aSiteIsTheFirstApplicationFrameAndEqualOnlyForTheSamePlace() {
+    Object[] found = TwoCallSites.find(() -> sites.find().orElseThrow());
+    CallSites.Site first = (CallSites.Site) found[0];
+    CallSites.Site again = (CallSites.Site) found[1];
+    CallSites.Site other = (CallSites.Site) found[2];
+
+    assertThat(first).isEqualTo(again).hasSameHashCodeAs(again).isNotEqualTo(other);
+    assertThat(first.describe())
+        .matches("com\\.acme\\.sites\\.TwoCallSites\\.find\\(TwoCallSites\\.java:\\d+\\)");
+    assertThat(other.describe()).isNotEqualTo(first.describe());
   }
 }
