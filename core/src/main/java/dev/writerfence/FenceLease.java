@@ -58,7 +58,7 @@ public final class FenceLease {
   /** The latest confirmation: expiry (database clock) and local deadline (monotonic clock). */
   private volatile Confirmed confirmed;
 
-  /** The fence name's turn among its fence's threads, given back at release. */
+  /** The fence name's turn among its fence's threads, given back at release or loss. */
   private volatile LocalTurns.Turn turn;
 
   /** Told once when the lease is lost; {@code null} while no fence keeps the lease. */

@@ -35,7 +35,8 @@ public interface FenceListener {
    * The fence stayed busy through the last attempt; the guarded code will not run.
    *
    * @param request the request
-   * @param attempts attempts made; 0 when other threads of the same fence kept it through the wait
+   * @param attempts acquire statements sent; 0 when the name's turn in this process stayed with
+   *     other threads of the same fence through the whole wait
    * @param holder the holder seen after the last attempt, if any
    */
   default void busy(FenceRequest request, int attempts, Optional<LeaseStatus> holder) {}

@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,12 +31,15 @@ final class LeaseAcquirer {
   private final FenceListener listener;
   private final BiConsumer<FenceLease, Throwable> giveBack;
   private final FenceLease.LossHook lossHook;
+  private final Consumer<String> refuseWhenClosed;
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
   private final LocalTurns turns = new LocalTurns();
 
   /**
    * @param giveBack releases a lease that nobody will own, attaching any failure to the throwable
    * @param lossHook told when an acquired lease is lost
+   * @param refuseWhenClosed throws for a fence name when the fence was closed (checked again after
+   *     a wait for the turn)
    */
   LeaseAcquirer(
       LeaseStore store,
@@ -43,13 +47,15 @@ final class LeaseAcquirer {
       String defaultHolderLabel,
       FenceListener listener,
       BiConsumer<FenceLease, Throwable> giveBack,
-      FenceLease.LossHook lossHook) {
+      FenceLease.LossHook lossHook,
+      Consumer<String> refuseWhenClosed) {
     this.store = store;
     this.defaultTtl = defaultTtl;
     this.defaultHolderLabel = defaultHolderLabel;
     this.listener = listener;
     this.giveBack = giveBack;
     this.lossHook = lossHook;
+    this.refuseWhenClosed = refuseWhenClosed;
   }
 
   /**
@@ -64,8 +70,10 @@ final class LeaseAcquirer {
     }
     StoreOutcome outcome;
     try {
+      refuseWhenClosed.accept(request.fenceName()); // closed while this thread waited its turn
       BusyRetryPolicy rest = policy.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
-      outcome = acquireFromStore(request, rest, turn);
+      // A policy cut after a wait is not kept: there may be as many cuts as attempts.
+      outcome = acquireFromStore(request, rest == policy ? retryFor(policy) : retry(rest), turn);
     } catch (Throwable t) {
       turn.giveBack();
       throw t;
@@ -85,8 +93,17 @@ final class LeaseAcquirer {
    * policy's scheduled waits: {@code null} when other threads of this fence kept it that long.
    */
   private LocalTurns.Turn takeTurn(FenceRequest request, BusyRetryPolicy policy) {
+    long waitNanos = saturatedNanos(policy.scheduledWait());
     try {
-      return turns.take(request.fenceName(), policy.scheduledWait().toNanos());
+      if (Thread.currentThread().isInterrupted()) {
+        // As before turns: a free turn still gets its attempt; only a wait would be interrupted.
+        LocalTurns.Turn free = turns.take(request.fenceName(), 0);
+        if (free != null || waitNanos == 0) {
+          return free;
+        }
+        throw new InterruptedException("interrupted before waiting for the turn");
+      }
+      return turns.take(request.fenceName(), waitNanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new WriterFenceInterruptedException(
@@ -96,6 +113,14 @@ final class LeaseAcquirer {
               + "': interrupted while waiting for another writer of this process to release it;"
               + " the guarded code did not run and no lease is held",
           e);
+    }
+  }
+
+  private static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException tooLong) { // over 292 years: as good as forever
+      return Long.MAX_VALUE;
     }
   }
 
@@ -115,11 +140,10 @@ final class LeaseAcquirer {
   }
 
   /**
-   * Asks the store, busy retried by {@code policy}, while holding the fence name's local turn; a
+   * Asks the store, busy retried by {@code retry}, while holding the fence name's local turn; a
    * lease it grants takes the turn with it.
    */
-  private StoreOutcome acquireFromStore(
-      FenceRequest request, BusyRetryPolicy policy, LocalTurns.Turn turn) {
+  private StoreOutcome acquireFromStore(FenceRequest request, Retry retry, LocalTurns.Turn turn) {
     String fenceName = request.fenceName();
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
     String label = request.holderLabel().orElse(defaultHolderLabel);
@@ -150,7 +174,7 @@ final class LeaseAcquirer {
         };
     Optional<FenceLease> lease;
     try {
-      lease = retryFor(policy).executeCallable(attempt);
+      lease = retry.executeCallable(attempt);
     } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
       // Thrown by an attempt itself, never by a wait: not retried, so not an interrupted wait.
       if (e instanceof WriterFenceUnavailableException u) {
@@ -221,17 +245,18 @@ final class LeaseAcquirer {
   }
 
   private Retry retryFor(BusyRetryPolicy policy) {
-    return retries.computeIfAbsent(
-        policy,
-        p ->
-            Retry.of(
-                "writer-fence",
-                RetryConfig.<Optional<FenceLease>>custom()
-                    .maxAttempts(p.maxAttempts())
-                    .intervalFunction(p.intervalFunction())
-                    .retryOnResult(Optional::isEmpty)
-                    .retryOnException(e -> e instanceof TransientLeaseStoreException)
-                    .failAfterMaxAttempts(false)
-                    .build()));
+    return retries.computeIfAbsent(policy, LeaseAcquirer::retry);
+  }
+
+  private static Retry retry(BusyRetryPolicy p) {
+    return Retry.of(
+        "writer-fence",
+        RetryConfig.<Optional<FenceLease>>custom()
+            .maxAttempts(p.maxAttempts())
+            .intervalFunction(p.intervalFunction())
+            .retryOnResult(Optional::isEmpty)
+            .retryOnException(e -> e instanceof TransientLeaseStoreException)
+            .failAfterMaxAttempts(false)
+            .build());
   }
 }

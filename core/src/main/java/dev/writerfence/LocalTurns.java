@@ -8,9 +8,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One turn per fence name among the threads of one {@link WriterFence}: only the thread holding a
  * name's turn asks the database for that name, and the release of its lease hands the turn to the
- * longest waiter at once (a fair {@link Semaphore}). Without it, writers of one process contending
- * for one name would each poll the database on their own backoff schedule, loading it with busy
- * answers while nobody takes the lease between the holder's release and the next poll (ADR 16).
+ * longest waiter at once (a fair {@link Semaphore}; a {@code tryAcquire}, which does not wait, may
+ * take a turn that is free before a woken waiter does). Without it, writers of one process
+ * contending for one name would each poll the database on their own backoff schedule, loading it
+ * with busy answers while nobody takes the lease between the holder's release and the next poll
+ * (ADR 16).
  *
  * <p>A turn is not owned by a thread: a lease released on another thread (the completion of a
  * {@code CompletionStage}) gives its turn back there. Names with neither a holder nor a waiter have

@@ -109,7 +109,13 @@ public final class WriterFence implements AutoCloseable {
     this.renewalWaitNanos = b.queryTimeout.plusSeconds(1).toNanos();
     this.acquirer =
         new LeaseAcquirer(
-            store, defaultTtl, defaultHolderLabel, listener, this::releaseAfter, keeper::lost);
+            store,
+            defaultTtl,
+            defaultHolderLabel,
+            listener,
+            this::releaseAfter,
+            keeper::lost,
+            this::refuseWhenClosed);
     // A transient error rolled the release back, so repeating it is safe; giving up would leave
     // the lease held until its TTL.
     this.releaseRetry =
@@ -185,7 +191,8 @@ public final class WriterFence implements AutoCloseable {
    * @param holderLabel up to 200 characters, no control or format characters, or {@code null} for
    *     the default label
    * @param ttl whole seconds from 1 to 86400, or {@code null} for the default TTL
-   * @return the lease, or empty when another live holder has the fence
+   * @return the lease, or empty when another live holder has the fence, or another thread of this
+   *     fence holds or is acquiring the name (its turn, ADR 16: no statement is sent then)
    * @throws IllegalArgumentException naming the bad value when an input breaks its rule
    * @throws WriterFenceUnavailableException when the database cannot confirm the lease (a transient
    *     error, SQLState 40001/40P01/55P03, is reported here too: this call does not retry), or this
@@ -205,8 +212,9 @@ public final class WriterFence implements AutoCloseable {
    * @param request the request; unset values take this fence's defaults
    * @return the lease; never {@code null}
    * @throws WriterFenceBusyException when another holder kept it through the last attempt
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
-   *     no lease is held and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; no lease is
+   *     held and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the database cannot confirm the lease, or this
    *     fence is closed
    */
@@ -302,8 +310,9 @@ public final class WriterFence implements AutoCloseable {
    * @param <T> the result type
    * @return what {@code body} returned
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
-   *     {@code body} did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
+   *     did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed; {@code body} did
    *     not run
    * @throws Exception what {@code body} threw, with any release failure attached as suppressed
@@ -330,8 +339,9 @@ public final class WriterFence implements AutoCloseable {
    * @param request the request; never {@code null}
    * @param body the guarded code; never {@code null}
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
-   *     {@code body} did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
+   *     did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    */
   public void run(FenceRequest request, Runnable body) {
@@ -364,8 +374,9 @@ public final class WriterFence implements AutoCloseable {
    * @return a future that completes, with the stage's outcome, after the release; cancelling it
    *     does not cancel the work nor release the lease early
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
-   *     {@code body} did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
+   *     did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    */
   public <T> CompletableFuture<T> callAsync(
@@ -396,8 +407,9 @@ public final class WriterFence implements AutoCloseable {
    * @param invocation proceeds to the advised method; never {@code null}
    * @return the method's result
    * @throws WriterFenceBusyException when busy after the last attempt; the method did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
-   *     the method did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; the method
+   *     did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    * @throws Throwable what the method threw, with any release failure attached as suppressed
    */
@@ -427,8 +439,9 @@ public final class WriterFence implements AutoCloseable {
    * @param request the request; never {@code null}
    * @return the call, to exit after the method; never {@code null}
    * @throws WriterFenceBusyException when busy after the last attempt; the method must not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting to retry;
-   *     the method must not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; the method
+   *     must not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed; the method must
    *     not run
    */
@@ -510,9 +523,15 @@ public final class WriterFence implements AutoCloseable {
 
   /** Starts keeping a new lease: renewal, the deadline watch, the shutdown registry. */
   private FenceLease hold(FenceLease lease) {
-    boolean kept = !closed.get() && keeper.keep(lease);
-    if (kept && releaseOnJvmShutdown) {
-      ProcessLeases.remember(lease, this);
+    boolean kept;
+    try {
+      kept = !closed.get() && keeper.keep(lease);
+      if (kept && releaseOnJvmShutdown) {
+        ProcessLeases.remember(lease, this);
+      }
+    } catch (Throwable t) { // no timer thread (OutOfMemoryError): unwatched, so give it back now
+      releaseAfter(lease, t);
+      throw t;
     }
     if (!kept || closed.get()) { // close() may have missed it
       if (!lease.isReleased()) {
@@ -559,9 +578,9 @@ public final class WriterFence implements AutoCloseable {
           lease.fencingToken(),
           afterFailedRelease(lease, e),
           e);
-    } finally {
-      lease.giveBackTurn();
     }
+    // The turn is kept: a thread of this process waiting for it would take the freed row at once
+    // and hold it past the JVM's halt, so the next process would wait out the TTL (case C14).
   }
 
   /** Releases after the guarded code; never masks the code's own outcome. */

@@ -18,8 +18,9 @@ public final class WriterFenceBusyException extends WriterFenceException {
 
   /**
    * @param fenceName the busy fence; never {@code null}
-   * @param attempts how many acquire attempts were made; 0 when other threads of the same {@code
-   *     WriterFence} held the fence name through the whole wait, so the database was not asked
+   * @param attempts how many acquire statements were sent; 0 when the fence name's turn in this
+   *     process (ADR 16) stayed with other threads of the same {@code WriterFence} through the
+   *     whole wait, holding the lease or retrying it against another process
    * @param holderLabel label of the holder seen after the last attempt, or {@code null} if unknown
    * @param holderExpiresAt expiry of that holder's lease (database clock), or {@code null}
    */
@@ -35,7 +36,8 @@ public final class WriterFenceBusyException extends WriterFenceException {
     return "writer-fence: fence '"
         + name
         + (attempts == 0
-            ? "' is busy: other threads of this process kept it through the whole wait;"
+            ? "' is busy: its turn in this process stayed with other threads of the same fence"
+                + " through the whole wait;"
             : "' is busy after " + attempts + (attempts == 1 ? " attempt" : " attempts") + ":")
         + " held by "
         + (label == null ? "an unknown holder" : "'" + label + "'")
@@ -44,8 +46,8 @@ public final class WriterFenceBusyException extends WriterFenceException {
   }
 
   /**
-   * @return how many acquire attempts were made; 0 when threads of the same fence held it through
-   *     the whole wait (the database was not asked)
+   * @return how many acquire statements were sent; 0 when the fence name's turn in this process
+   *     stayed with other threads of the same fence through the whole wait
    */
   public int attempts() {
     return attempts;

@@ -99,7 +99,10 @@ class InProcessTurnsTest extends FenceTestSupport {
                 assertThat(e.attempts()).isZero();
                 assertThat(e.holderLabel()).contains("holder");
                 assertThat(e.getMessage())
-                    .contains("'" + name + "' is busy: other threads of this process kept it")
+                    .contains(
+                        "'"
+                            + name
+                            + "' is busy: its turn in this process stayed with other threads")
                     .contains("held by 'holder'");
               });
       assertThat(ran).isFalse();
@@ -173,6 +176,81 @@ class InProcessTurnsTest extends FenceTestSupport {
           .hasMessageContaining("waiting for another writer of this process to release it");
       assertThat(status(fence).holderLabel()).isEqualTo("holder");
       fence.release(held);
+    }
+  }
+
+  @Test
+  void anInterruptedThreadStillMakesItsAttemptWhenTheTurnIsFree() throws Exception {
+    try (WriterFence fence = fence()) {
+      Thread.currentThread().interrupt();
+      try {
+        AtomicBoolean ran = new AtomicBoolean();
+        fence.run(request("interrupted"), () -> ran.set(true));
+        assertThat(ran).isTrue();
+        assertThat(Thread.currentThread().isInterrupted()).as("the flag is kept").isTrue();
+      } finally {
+        Thread.interrupted();
+      }
+    }
+  }
+
+  @Test
+  void anInterruptedThreadIsNotMadeToWaitForATakenTurn() throws Exception {
+    try (WriterFence fence = fence(DB.dataSource()).retryPolicy(PATIENT).build()) {
+      FenceLease held = fence.acquire(request("holder"));
+      Thread.currentThread().interrupt();
+      try {
+        assertThatThrownBy(() -> fence.run(request("interrupted"), () -> {}))
+            .isInstanceOf(WriterFenceInterruptedException.class);
+        assertThat(Thread.currentThread().isInterrupted()).isTrue();
+      } finally {
+        Thread.interrupted();
+        fence.release(held);
+      }
+    }
+  }
+
+  @Test
+  void aThreadWaitingForItsTurnWhenTheFenceClosesSendsNoStatement() throws Exception {
+    RecordingLeaseStore store = recordingStore();
+    WriterFence fence = WriterFence.builder(store).retryPolicy(PATIENT).defaultTtl(TTL).build();
+    fence.acquire(request("holder"));
+    CompletableFuture<Throwable> waited = new CompletableFuture<>();
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                fence.run(request("waiter"), () -> {});
+                waited.complete(null);
+              } catch (Throwable t) {
+                waited.complete(t);
+              }
+            });
+    waiter.start();
+    awaitTimedWaiting(waiter);
+    int statementsBefore = store.acquireTokens().size();
+
+    fence.close(); // releases the holder's lease, which hands the turn on
+
+    assertThat(waited.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(WriterFenceUnavailableException.class)
+        .hasMessageContaining("closed");
+    assertThat(store.acquireTokens()).hasSize(statementsBefore);
+  }
+
+  @Test
+  void theShutdownReleaseFreesTheRowButKeepsTheTurn() throws Exception {
+    try (WriterFence fence = fence()) {
+      FenceLease held = fence.acquire(request("holder"));
+
+      fence.releaseBefore(held, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+
+      assertThat(status(fence).state()).isEqualTo("free");
+      assertThat(
+              CompletableFuture.supplyAsync(() -> fence.tryAcquire(name, "late", null))
+                  .get(30, TimeUnit.SECONDS))
+          .as("no thread of the halting process takes the freed row")
+          .isEmpty();
     }
   }
 

@@ -125,7 +125,7 @@ public record BusyRetryPolicy(
    * @return the sum of the {@code maxAttempts - 1} nominal intervals; zero for one attempt
    */
   public Duration scheduledWait() {
-    return Duration.ofMillis(millisBefore(maxAttempts));
+    return Duration.ofMillis(totalMillis());
   }
 
   /**
@@ -137,26 +137,60 @@ public record BusyRetryPolicy(
    * @return a copy with the most attempts, at least 1, whose scheduled waits fit in the rest
    */
   public BusyRetryPolicy afterWaiting(Duration spent) {
-    double left = millisBefore(maxAttempts) - spent.toMillis();
-    int attempts = 1;
-    double interval = initialInterval.toMillis();
-    while (attempts < maxAttempts && Math.min(interval, maxInterval.toMillis()) <= left) {
-      left -= Math.min(interval, maxInterval.toMillis());
-      interval *= multiplier;
-      attempts++;
+    double left = totalMillis() - spent.toMillis();
+    int waits = maxAttempts - 1;
+    int growing = growingWaits();
+    double initial = initialInterval.toMillis();
+    long fit;
+    if (left < 0) {
+      fit = 0;
+    } else if (multiplier == 1.0) {
+      fit = (long) Math.floor(left / initial + 1e-9);
+    } else {
+      // Largest n with initial * (m^n - 1) / (m - 1) <= left, then whole max intervals after.
+      fit = (long) Math.floor(log(left * (multiplier - 1) / initial + 1) + 1e-9);
+      if (fit >= growing) {
+        double rest = left - geometricMillis(growing);
+        fit = growing + (long) Math.floor(rest / maxInterval.toMillis() + 1e-9);
+      }
     }
+    int attempts = (int) Math.min(waits, Math.max(0, fit)) + 1;
     return attempts == maxAttempts ? this : withMaxAttempts(attempts);
   }
 
-  /** The nominal waits before attempt {@code attempt} (1-based), summed, in milliseconds. */
-  private long millisBefore(int attempt) {
-    double total = 0;
-    double interval = initialInterval.toMillis();
-    for (int i = 1; i < attempt; i++) {
-      total += Math.min(interval, maxInterval.toMillis());
-      interval *= multiplier;
+  /** The nominal waits between all attempts, summed, in milliseconds; at most Long.MAX / 2. */
+  private long totalMillis() {
+    int growing = growingWaits();
+    double total =
+        geometricMillis(growing) + (double) (maxAttempts - 1 - growing) * maxInterval.toMillis();
+    return (long) Math.min(total, Long.MAX_VALUE / 2.0);
+  }
+
+  /** How many of the waits are below the max interval, still growing by the multiplier. */
+  private int growingWaits() {
+    int waits = maxAttempts - 1;
+    double initial = initialInterval.toMillis();
+    double max = maxInterval.toMillis();
+    if (initial >= max) {
+      return 0;
     }
-    return (long) Math.min(total, Long.MAX_VALUE / 2);
+    if (multiplier == 1.0) {
+      return waits;
+    }
+    return (int) Math.min(waits, Math.ceil(log(max / initial)));
+  }
+
+  /** The first {@code n} waits of the growing part, summed, in milliseconds. */
+  private double geometricMillis(int n) {
+    double initial = initialInterval.toMillis();
+    return multiplier == 1.0
+        ? initial * n
+        : initial * (Math.pow(multiplier, n) - 1) / (multiplier - 1);
+  }
+
+  /** Logarithm to the base of the multiplier. */
+  private double log(double x) {
+    return Math.log(x) / Math.log(multiplier);
   }
 
   /**

@@ -41,6 +41,25 @@ class BusyRetryPolicyWaitTest {
   }
 
   @Test
+  void aConstantIntervalIsCountedInClosedForm() {
+    BusyRetryPolicy policy =
+        new BusyRetryPolicy(1_000_000, Duration.ofMillis(10), 1.0, Duration.ofSeconds(1), 0.0);
+
+    assertThat(policy.scheduledWait()).isEqualTo(Duration.ofMillis(9_999_990));
+    assertThat(policy.afterWaiting(Duration.ofMillis(9_999_990 - 95)).maxAttempts()).isEqualTo(10);
+  }
+
+  @Test
+  void retryingForeverIsAWaitOfCenturiesNotAnError() {
+    BusyRetryPolicy forever =
+        new BusyRetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(200), 2.0, Duration.ofHours(1), 0);
+
+    assertThat(forever.scheduledWait()).isGreaterThan(Duration.ofDays(365 * 100));
+    assertThat(forever.afterWaiting(Duration.ofHours(2)).maxAttempts())
+        .isEqualTo(Integer.MAX_VALUE - 2);
+  }
+
+  @Test
   void aHugeScheduleDoesNotOverflow() {
     BusyRetryPolicy policy =
         new BusyRetryPolicy(
