@@ -7,8 +7,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import org.HdrHistogram.Histogram;
 
 /**
  * What JMH does not report for the contention benchmark: the latency of busy outcomes and of wins
@@ -20,9 +20,6 @@ public final class ContentionRecord {
   /** System property: the directory for the record. */
   public static final String OUT_DIR = "bench.out.dir";
 
-  /** Latencies kept per contender and outcome at most, so a long run cannot exhaust the heap. */
-  static final int MAX_SAMPLES = 1 << 21;
-
   private ContentionRecord() {}
 
   /**
@@ -32,7 +29,7 @@ public final class ContentionRecord {
    * @param contenders {@link ContentionShape.Contenders#id()}
    * @param mode {@link ContentionShape.Mode#id()}
    * @param threads contenders
-   * @param busyOutcomes busy outcomes sampled (measurement iterations)
+   * @param busyOutcomes busy outcomes (measurement iterations)
    * @param busyP50Micros median busy-outcome latency (call to busy answer), microseconds; NaN
    *     without busy outcomes
    * @param busyP99Micros 99th percentile busy-outcome latency, microseconds; NaN likewise
@@ -55,34 +52,23 @@ public final class ContentionRecord {
       int distinctWinners,
       long[] winsPerContender) {}
 
-  /** Latencies of one outcome, kept up to {@link #MAX_SAMPLES}. */
+  /**
+   * Latencies of one outcome, in an HdrHistogram (3 significant digits, auto-resizing): constant
+   * memory however many outcomes a contender has (millions of busy answers per second when a turn
+   * in the process answers them).
+   */
   private static final class Samples {
-    private long[] nanos = new long[1 << 12];
-    private int count;
+    private final Histogram nanos = new Histogram(3);
 
     void add(long value) {
-      if (count == MAX_SAMPLES) {
-        return;
-      }
-      if (count == nanos.length) {
-        nanos = Arrays.copyOf(nanos, count * 2);
-      }
-      nanos[count++] = value;
+      nanos.recordValue(Math.max(0, value));
     }
 
-    static long[] sortedUnion(List<Tally> tallies, boolean won) {
-      int total = 0;
+    static Histogram union(List<Tally> tallies, boolean won) {
+      Histogram all = new Histogram(3);
       for (Tally t : tallies) {
-        total += (won ? t.won : t.busy).count;
+        all.add((won ? t.won : t.busy).nanos);
       }
-      long[] all = new long[total];
-      int at = 0;
-      for (Tally t : tallies) {
-        Samples s = won ? t.won : t.busy;
-        System.arraycopy(s.nanos, 0, all, at, s.count);
-        at += s.count;
-      }
-      Arrays.sort(all);
       return all;
     }
   }
@@ -137,14 +123,14 @@ public final class ContentionRecord {
         winners++;
       }
     }
-    long[] busy = Samples.sortedUnion(ordered, false);
-    long[] won = Samples.sortedUnion(ordered, true);
+    Histogram busy = Samples.union(ordered, false);
+    Histogram won = Samples.union(ordered, true);
     return new Result(
         backend,
         shape.contenders().id(),
         shape.mode().id(),
         threads,
-        busy.length,
+        busy.getTotalCount(),
         percentileMicros(busy, 0.50),
         percentileMicros(busy, 0.99),
         percentileMicros(won, 0.50),
@@ -153,13 +139,12 @@ public final class ContentionRecord {
         wins);
   }
 
-  /** Nearest-rank percentile; NaN when there is no sample. */
-  static double percentileMicros(long[] sorted, double p) {
-    if (sorted.length == 0) {
+  /** The percentile (0 to 1) in microseconds; NaN when there is no sample. */
+  static double percentileMicros(Histogram nanos, double p) {
+    if (nanos.getTotalCount() == 0) {
       return Double.NaN;
     }
-    int rank = (int) Math.ceil(p * sorted.length);
-    return sorted[Math.max(0, rank - 1)] / 1000.0;
+    return nanos.getValueAtPercentile(p * 100) / 1000.0;
   }
 
   /**

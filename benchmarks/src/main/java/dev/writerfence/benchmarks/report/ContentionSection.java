@@ -212,11 +212,18 @@ final class ContentionSection {
           who + "critical sections/s at 64 contenders ÷ 1 writer",
           "≥ 0.80",
           fmt(ratio),
-          Report.verdict(
-              Double.isNaN(ratio) ? null : ratio >= 0.8,
-              Double.isNaN(ratio) || ratio >= 0.8
-                  ? ""
-                  : String.format(Locale.ROOT, "%.0f%% short", (1 - ratio / 0.8) * 100))
+          run.retry()
+              ? Report.verdict(
+                  Double.isNaN(ratio) ? null : ratio >= 0.8,
+                  Double.isNaN(ratio) || ratio >= 0.8
+                      ? ""
+                      : String.format(Locale.ROOT, "%.0f%% short", (1 - ratio / 0.8) * 100))
+              // 64 threads that never pause take the 2 cores from the one that holds the lease:
+              // that measures the spin, so the throughput goal is judged on what writers run.
+              : Double.isNaN(ratio)
+                  ? Report.verdict(null, "")
+                  : "not judged: contenders that never pause starve the holder of CPU; judged on"
+                      + " the retry mode, what a writer runs"
         });
     double p99 = millis(side64, "busyP99Micros");
     if (run.retry()) {
