@@ -3,6 +3,7 @@ package dev.writerfence.agent.audit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Finds the call site of a write: the first stack frame, from the top, that belongs to the
@@ -17,6 +18,9 @@ final class CallSites {
    * jar's relocation rewrites every string constant that starts with it.
    */
   static final String PROJECT = String.join(".", "dev", "writerfence");
+
+  /** Frames the first batch of a walk holds; a deeper call site only takes a second batch. */
+  static final int ESTIMATED_DEPTH = 12;
 
   /** Frames never taken for the application's: the JDK, writer-fence, frameworks around it. */
   private static final List<String> ALWAYS_SKIPPED =
@@ -60,8 +64,13 @@ final class CallSites {
         }
       };
 
+  /**
+   * The application frame is a few frames below the recorder (the gate, the advised method and its
+   * overloads, a client's wrappers): a small first batch, which the JDK fills and resolves whole,
+   * costs less than its default.
+   */
   private final StackWalker walker =
-      StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+      StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), ESTIMATED_DEPTH);
 
   /**
    * @param libraryPackages the package prefixes of the audited client libraries
