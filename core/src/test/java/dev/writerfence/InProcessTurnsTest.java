@@ -168,7 +168,7 @@ class InProcessTurnsTest extends FenceTestSupport {
                 }
               });
       waiter.start();
-      awaitTimedWaiting(waiter);
+      LocalTurnsTest.awaitTimedWaiting(waiter);
       waiter.interrupt();
 
       assertThat(waited.get(30, TimeUnit.SECONDS))
@@ -227,7 +227,7 @@ class InProcessTurnsTest extends FenceTestSupport {
               }
             });
     waiter.start();
-    awaitTimedWaiting(waiter);
+    LocalTurnsTest.awaitTimedWaiting(waiter);
     int statementsBefore = store.acquireTokens().size();
 
     fence.close(); // releases the holder's lease, which hands the turn on
@@ -264,13 +264,5 @@ class InProcessTurnsTest extends FenceTestSupport {
             .defaultTtl(TTL)
             .listener(listener)
             .build();
-  }
-
-  private static void awaitTimedWaiting(Thread thread) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (thread.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
-    }
-    assertThat(thread.getState()).isEqualTo(Thread.State.TIMED_WAITING);
   }
 }

@@ -1,7 +1,9 @@
 package dev.writerfence;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -51,7 +53,7 @@ class LocalTurnsTest {
                 }
               });
       waiters[i].start();
-      awaitWaiting(waiters[i]); // queued before the next one starts
+      awaitTimedWaiting(waiters[i]); // queued before the next one starts
     }
 
     holder.giveBack();
@@ -97,7 +99,7 @@ class LocalTurnsTest {
               }
             });
     waiter.start();
-    awaitWaiting(waiter);
+    awaitTimedWaiting(waiter);
     waiter.interrupt();
 
     assertThat(interrupted.await(30, TimeUnit.SECONDS)).isTrue();
@@ -112,11 +114,10 @@ class LocalTurnsTest {
     assertThat(turns.take("bucket-a", -1)).isNull();
   }
 
-  private static void awaitWaiting(Thread thread) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (thread.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
-    }
-    assertThat(thread.getState()).isEqualTo(Thread.State.TIMED_WAITING);
+  /** Waits until {@code thread} is parked in a timed wait (for a turn, here). */
+  static void awaitTimedWaiting(Thread thread) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> thread.getState() == Thread.State.TIMED_WAITING);
   }
 }
