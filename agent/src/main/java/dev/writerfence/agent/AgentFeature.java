@@ -57,4 +57,18 @@ public interface AgentFeature {
    */
   AgentBuilder install(
       AgentBuilder builder, AgentSettings settings, Instrumentation instrumentation);
+
+  /**
+   * Whether a class this feature would instrument must be refused when it cannot be instrumented
+   * (see {@link FailClosed}): {@code true} for a feature whose missing advice would let code run
+   * without the protection it promises (the fence), {@code false} for one that only reports (the
+   * audit), whose classes then load unchanged. The classes meant are those its {@link Prefilter}
+   * {@link Prefilter#claims claims}, and those its transformation reports to {@link
+   * FailClosed#instrumenting} before it fails.
+   *
+   * @return {@code false} unless overridden
+   */
+  default boolean failsClosed() {
+    return false;
+  }
 }

@@ -1,9 +1,12 @@
 package dev.writerfence.agent;
 
 import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
 import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.matcher.ElementMatchers;
@@ -18,15 +21,24 @@ final class AgentTransformations {
   private AgentTransformations() {}
 
   /**
-   * Installs the transformer and retransforms the classes already loaded that it matches.
+   * Installs the transformer and retransforms the classes already loaded that it matches. A class
+   * that fails to instrument is judged by {@link FailClosed}, as under {@link DeferredTransformer}.
    *
    * @param features the enabled features, each {@link AgentFeature#prepare prepared}
+   * @param failClosed the classes that fail-closed features claim
    * @param settings the agent's settings
    * @param instrumentation the JVM's instrumentation
    */
   static void installNow(
-      List<AgentFeature> features, AgentSettings settings, Instrumentation instrumentation) {
-    builder(features, settings, instrumentation).installOn(instrumentation);
+      List<AgentFeature> features,
+      Prefilter failClosed,
+      AgentSettings settings,
+      Instrumentation instrumentation) {
+    builder(features, settings, instrumentation)
+        .with(
+            (AgentBuilder.TransformerDecorator)
+                transformer -> new FailingClosed(transformer, failClosed))
+        .installOn(instrumentation);
   }
 
   /**
@@ -34,7 +46,7 @@ final class AgentTransformations {
    * @param settings the agent's settings
    * @param instrumentation the JVM's instrumentation
    * @return the transformer, not registered with {@code instrumentation}: the caller hands it the
-   *     classes it should see
+   *     classes it should see, through {@link FailClosed#transform}
    */
   static ClassFileTransformer makeRaw(
       List<AgentFeature> features, AgentSettings settings, Instrumentation instrumentation) {
@@ -65,7 +77,10 @@ final class AgentTransformations {
                 .or(ElementMatchers.nameStartsWith("net.bytebuddy.")));
   }
 
-  /** Reports each class that fails to instrument once, in one line, and lets it load unchanged. */
+  /**
+   * Hands each failure to {@link FailClosed}, which ties it to the class being transformed on this
+   * thread and decides whether that class is refused or loads unchanged.
+   */
   private static final class FailureListener extends AgentBuilder.Listener.Adapter {
     @Override
     public void onError(
@@ -74,7 +89,7 @@ final class AgentTransformations {
         JavaModule module,
         boolean loaded,
         Throwable throwable) {
-      DeferredTransformer.reportFailure(typeName, throwable);
+      FailClosed.reportedByByteBuddy(typeName, throwable);
     }
 
     @Override
@@ -85,6 +100,44 @@ final class AgentTransformations {
         boolean loaded,
         DynamicType dynamicType) {
       // Quiet on success: a line per class would flood the host's output.
+    }
+  }
+
+  /**
+   * Byte Buddy's installed transformer, each call run through {@link FailClosed#transform}. Only
+   * the {@code Module} variant: Java 9 and later call no other.
+   */
+  private static final class FailingClosed extends ResettableClassFileTransformer.WithDelegation {
+    private final Prefilter failClosed;
+
+    FailingClosed(ResettableClassFileTransformer transformer, Prefilter failClosed) {
+      super(transformer);
+      this.failClosed = failClosed;
+    }
+
+    @Override
+    public byte[] transform(
+        Module module,
+        ClassLoader loader,
+        String className,
+        Class<?> classBeingRedefined,
+        ProtectionDomain protectionDomain,
+        byte[] classfileBuffer)
+        throws IllegalClassFormatException {
+      return FailClosed.transform(
+          className,
+          loader,
+          classBeingRedefined,
+          classfileBuffer,
+          failClosed,
+          () ->
+              classFileTransformer.transform(
+                  module,
+                  loader,
+                  className,
+                  classBeingRedefined,
+                  protectionDomain,
+                  classfileBuffer));
     }
   }
 }

@@ -9,13 +9,16 @@ import java.util.function.Supplier;
  * The transformer premain registers: JDK code only, it hands a class to Byte Buddy only when a
  * feature's {@link Prefilter} passes it, and builds Byte Buddy (about 900 classes and a generated
  * transformer) when the first such class loads. Every other class costs a name test, and a byte
- * search of its class file while {@code @WriterFenced} is scanned for.
+ * search of its class file while {@code @WriterFenced} is scanned for. A class that fails to
+ * instrument, or that passes when Byte Buddy could not be built, is judged by {@link FailClosed}:
+ * refused when a fail-closed feature claims it, unchanged otherwise.
  */
 final class DeferredTransformer implements ClassFileTransformer {
   /** The agent's own classes, the shaded Byte Buddy among them: never instrumented. */
   private static final String OWN = "dev/writerfence/agent/";
 
   private final Prefilter prefilter;
+  private final Prefilter failClosed;
   private final Supplier<ClassFileTransformer> build;
   private final Object lock = new Object();
   private volatile ClassFileTransformer delegate;
@@ -23,10 +26,14 @@ final class DeferredTransformer implements ClassFileTransformer {
 
   /**
    * @param prefilter the classes to hand to Byte Buddy
+   * @param failClosed the classes that fail-closed features claim (part of {@code prefilter}):
+   *     refused rather than loaded unchanged when they cannot be instrumented
    * @param build builds Byte Buddy's transformer; called at most once
    */
-  DeferredTransformer(Prefilter prefilter, Supplier<ClassFileTransformer> build) {
+  DeferredTransformer(
+      Prefilter prefilter, Prefilter failClosed, Supplier<ClassFileTransformer> build) {
     this.prefilter = prefilter;
+    this.failClosed = failClosed;
     this.build = build;
   }
 
@@ -44,14 +51,27 @@ final class DeferredTransformer implements ClassFileTransformer {
         || !prefilter.mightInstrument(className, loader, classfileBuffer)) {
       return null;
     }
-    ClassFileTransformer d = delegate(className);
-    return d == null
-        ? null
-        : d.transform(
-            module, loader, className, classBeingRedefined, protectionDomain, classfileBuffer);
+    ClassFileTransformer d = delegate();
+    if (d == null) {
+      return FailClosed.failed(
+          className,
+          classBeingRedefined != null,
+          failClosed.claims(className, loader, classfileBuffer),
+          buildFailure);
+    }
+    return FailClosed.transform(
+        className,
+        loader,
+        classBeingRedefined,
+        classfileBuffer,
+        failClosed,
+        () ->
+            d.transform(
+                module, loader, className, classBeingRedefined, protectionDomain, classfileBuffer));
   }
 
-  private ClassFileTransformer delegate(String className) {
+  /** Byte Buddy's transformer, built on the first call; {@code null} when it cannot be built. */
+  private ClassFileTransformer delegate() {
     ClassFileTransformer d = delegate;
     if (d == null && buildFailure == null) {
       synchronized (lock) {
@@ -66,21 +86,6 @@ final class DeferredTransformer implements ClassFileTransformer {
         }
       }
     }
-    if (d == null) {
-      reportFailure(className.replace('/', '.'), buildFailure);
-    }
     return d;
-  }
-
-  /**
-   * Reports a class that failed to instrument once, in one line, whatever the message holds: hosts
-   * often parse their standard error by line.
-   *
-   * @param typeName the class's binary name
-   * @param throwable why
-   */
-  static void reportFailure(String typeName, Throwable throwable) {
-    String cause = String.valueOf(throwable).replaceAll("\\s*\\R\\s*", " ");
-    AgentLog.once(typeName, "could not instrument " + typeName + ", left unchanged: " + cause);
   }
 }

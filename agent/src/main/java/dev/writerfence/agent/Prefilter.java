@@ -133,16 +133,46 @@ public final class Prefilter {
    * @return {@code true} when a feature might instrument the class
    */
   public boolean mightInstrument(String internalName, ClassLoader loader, byte[] classFile) {
+    if (namesOrPackages(internalName)) {
+      return true;
+    }
+    for (Scan scan : scans) {
+      if (scan.passes(internalName, loader, classFile)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether this prefilter passes the class on its own evidence: its name, its package, or (for a
+   * {@link #mentioning} prefilter) the annotation's descriptor in its class file, not a superclass
+   * that passed before. Unlike {@link #mightInstrument} it remembers nothing, so it may be asked
+   * about a class again.
+   *
+   * @param internalName the class's internal name; not {@code null}
+   * @param loader its defining loader, {@code null} for the bootstrap loader
+   * @param classFile the class file bytes; not {@code null}
+   * @return {@code true} when the class itself is what this prefilter looks for
+   */
+  public boolean claims(String internalName, ClassLoader loader, byte[] classFile) {
+    if (namesOrPackages(internalName)) {
+      return true;
+    }
+    for (Scan scan : scans) {
+      if (scan.scanned(internalName, loader) && Scan.contains(classFile, scan.needle())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean namesOrPackages(String internalName) {
     if (names.contains(internalName)) {
       return true;
     }
     for (String prefix : prefixes) {
       if (internalName.startsWith(prefix)) {
-        return true;
-      }
-    }
-    for (Scan scan : scans) {
-      if (scan.passes(internalName, loader, classFile)) {
         return true;
       }
     }
@@ -171,13 +201,8 @@ public final class Prefilter {
    */
   private record Scan(byte[] needle, List<String> excluded, List<byte[]> passed) {
     boolean passes(String internalName, ClassLoader loader, byte[] classFile) {
-      if (loader == null) {
+      if (!scanned(internalName, loader)) {
         return false;
-      }
-      for (String prefix : excluded) {
-        if (internalName.startsWith(prefix)) {
-          return false;
-        }
       }
       boolean passes = contains(classFile, needle);
       for (int i = 0; !passes && i < passed.size(); i++) {
@@ -187,6 +212,19 @@ public final class Prefilter {
         passed.add(internalName.getBytes(StandardCharsets.UTF_8));
       }
       return passes;
+    }
+
+    /** Classes of the bootstrap loader and of the excluded packages are never scanned. */
+    boolean scanned(String internalName, ClassLoader loader) {
+      if (loader == null) {
+        return false;
+      }
+      for (String prefix : excluded) {
+        if (internalName.startsWith(prefix)) {
+          return false;
+        }
+      }
+      return true;
     }
 
     static boolean contains(byte[] haystack, byte[] needle) {

@@ -15,7 +15,8 @@ import net.bytebuddy.dynamic.loading.ClassInjector;
  * unfenced because of a typo. Premain loads no Byte Buddy class: it registers a {@link
  * DeferredTransformer} that builds Byte Buddy when the first class passing a feature's {@link
  * Prefilter} loads, unless a feature needs it at start (see {@link AgentFeature}). A class that
- * fails to instrument is reported once, in one line, and skipped; the host keeps running.
+ * fails to instrument is reported once, in one line: refused when the fence would instrument it
+ * (its fenced methods must not run unfenced), loaded unchanged otherwise ({@link FailClosed}).
  */
 public final class WriterFenceAgent {
   private WriterFenceAgent() {}
@@ -108,9 +109,14 @@ public final class WriterFenceAgent {
           e);
     }
     Prefilter prefilter = Prefilter.none();
+    Prefilter failClosed = Prefilter.none();
     try {
       for (AgentFeature feature : enabled) {
-        prefilter = prefilter.or(feature.prepare(settings, instrumentation));
+        Prefilter p = feature.prepare(settings, instrumentation);
+        prefilter = prefilter.or(p);
+        if (feature.failsClosed()) {
+          failClosed = failClosed.or(p);
+        }
       }
     } catch (AgentConfigurationException e) {
       throw refuse(e, attached);
@@ -118,11 +124,13 @@ public final class WriterFenceAgent {
     if (attached || prefilter.needsByteBuddyAtStart()) {
       // Classes loaded before (all of them after attach; the JDK's own for the file audit) are
       // only reached by retransforming them now, which needs Byte Buddy at start.
-      AgentTransformations.installNow(enabled, settings, instrumentation);
+      AgentTransformations.installNow(enabled, failClosed, settings, instrumentation);
     } else if (!prefilter.isEmpty()) {
       instrumentation.addTransformer(
           new DeferredTransformer(
-              prefilter, () -> AgentTransformations.makeRaw(enabled, settings, instrumentation)),
+              prefilter,
+              failClosed,
+              () -> AgentTransformations.makeRaw(enabled, settings, instrumentation)),
           true);
     }
   }

@@ -12,6 +12,7 @@ import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentFeature;
 import dev.writerfence.agent.AgentLog;
 import dev.writerfence.agent.AgentSettings;
+import dev.writerfence.agent.FailClosed;
 import dev.writerfence.agent.Prefilter;
 import dev.writerfence.config.WriterFenceSettings;
 import java.lang.instrument.Instrumentation;
@@ -90,6 +91,12 @@ public final class FenceFeature implements AgentFeature {
         .or(Prefilter.mentioning(FenceTargets.ANNOTATION, PLATFORM));
   }
 
+  /** A fenced method that ran without its advice would write without a lease: refuse its class. */
+  @Override
+  public boolean failsClosed() {
+    return true;
+  }
+
   @Override
   public AgentBuilder install(
       AgentBuilder builder, AgentSettings settings, Instrumentation instrumentation) {
@@ -116,6 +123,8 @@ public final class FenceFeature implements AgentFeature {
 
   private static DynamicType.Builder<?> instrument(
       DynamicType.Builder<?> builder, TypeDescription type, FenceTargets targets) {
+    // From here a failure to instrument the class refuses it: its fenced methods must not run bare.
+    FailClosed.instrumenting(type.getName());
     Map<MethodDescription, FenceSpec> fenced = targets.fencedMethods(type);
     ElementMatcher.Junction<MethodDescription> plain = ElementMatchers.none();
     ElementMatcher.Junction<MethodDescription> returning = ElementMatchers.none();

@@ -37,7 +37,10 @@ record ClientApp(List<String> output, String errors, JsonNode report) {
     String errors = run.errors();
     assertThat(run.exitCode()).as("exit status; stderr:%n%s", errors).isZero();
     assertThat(output).as("stderr:%n%s", errors).last().isEqualTo("done");
-    assertThat(errors).as("agent trouble").doesNotContain("could not instrument");
+    assertThat(errors)
+        .as("agent trouble")
+        .doesNotContain("could not instrument")
+        .doesNotContain("refused to load");
     assertThat(report).as("stderr:%n%s", errors).exists();
     return new ClientApp(output, errors, new ObjectMapper().readTree(report.toFile()));
   }

@@ -113,6 +113,7 @@ final class CompatRuns {
         .as(r.describe())
         .contains("writer-fence agent ")
         .doesNotContain("could not instrument")
+        .doesNotContain("refused to load")
         .doesNotContain("fenced nothing")
         .doesNotContain("Exception")
         .doesNotContain("sun.misc.Unsafe");
