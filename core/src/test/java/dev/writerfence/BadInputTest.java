@@ -308,15 +308,23 @@ class BadInputTest extends FenceTestSupport {
     try (Connection c = DB.dataSource().getConnection();
         Statement st = c.createStatement()) {
       st.execute(
+          // check_args' verdict, which raises the messages, and args_ok's, the fast check the
+          // lease functions make first: they must agree on every value.
           "CREATE FUNCTION pg_temp.accepts(n text[], l text[]) RETURNS SETOF boolean"
-              + " LANGUAGE plpgsql AS $$ DECLARE i int; BEGIN"
+              + " LANGUAGE plpgsql AS $$ DECLARE i int; v boolean; BEGIN"
               + " FOR i IN 1 .. cardinality(n) LOOP"
               + "  BEGIN PERFORM writer_fence.check_args(n[i], gen_random_uuid(), 'l', 30);"
-              + "   RETURN NEXT true;"
-              + "  EXCEPTION WHEN invalid_parameter_value THEN RETURN NEXT false; END;"
+              + "   v := true;"
+              + "  EXCEPTION WHEN invalid_parameter_value THEN v := false; END;"
+              + "  IF v <> writer_fence.args_ok(n[i], gen_random_uuid(), 'l', 30) THEN"
+              + "   RAISE 'args_ok disagrees on fence name %', quote_literal(n[i]); END IF;"
+              + "  RETURN NEXT v;"
               + "  BEGIN PERFORM writer_fence.check_args('ok', gen_random_uuid(), l[i], 30);"
-              + "   RETURN NEXT true;"
-              + "  EXCEPTION WHEN invalid_parameter_value THEN RETURN NEXT false; END;"
+              + "   v := true;"
+              + "  EXCEPTION WHEN invalid_parameter_value THEN v := false; END;"
+              + "  IF v <> writer_fence.args_ok('ok', gen_random_uuid(), l[i], 30) THEN"
+              + "   RAISE 'args_ok disagrees on label %', quote_literal(l[i]); END IF;"
+              + "  RETURN NEXT v;"
               + " END LOOP; END $$");
       try (PreparedStatement ps = c.prepareStatement("SELECT * FROM pg_temp.accepts(?, ?)")) {
         ps.setArray(1, c.createArrayOf("text", names.toArray()));

@@ -52,7 +52,10 @@ class SecurityTest extends FenceTestSupport {
         "DELETE FROM wf_sec.lease",
         "INSERT INTO wf_sec.lease VALUES ('x', NULL, NULL, 1, now(), now())",
         "SELECT writer_fence.acquire('x', gen_random_uuid(), 'l', 30)",
-        "SELECT wf_sec.check_args('x', gen_random_uuid(), 'l', 30)"
+        "SELECT wf_sec.check_args('x', gen_random_uuid(), 'l', 30)",
+        "SELECT wf_sec.args_ok('x', gen_random_uuid(), 'l', 30)",
+        "SELECT wf_sec.fence_name_ok('x')",
+        "SELECT wf_sec.holder_label_ok('l')"
       })
   void applicationRoleCannotTouchTheTableNorAnythingNotGranted(String statement) throws Exception {
     appCalls.acquire(name, UUID.randomUUID(), "app", 30); // a row exists to be touched

@@ -34,43 +34,75 @@ ALTER TABLE ${writer_fence_schema}.lease ENABLE ROW LEVEL SECURITY;
 --   * lengths are char_length, which counts code points (the database is UTF8; FenceSchema
 --     refuses to install in any other encoding);
 --   * control characters: U+0001-U+001F, U+007F-U+009F (U+0000 cannot occur in text);
---   * format characters: one fixed list of ranges, Unicode 16 category Cf (c_format below), so
---     the rule depends on neither the JVM's nor the server's Unicode version;
+--   * format characters: one fixed list of ranges, Unicode 16 category Cf, so the rule depends
+--     on neither the JVM's nor the server's Unicode version;
 --   * white space, refused at the start and the end of a fence name (so a blank name is refused
---     too): what Java's Character.isWhitespace calls white space, the control ones aside
---     (c_space below; the no-break spaces U+00A0, U+2007, U+202F are not in it);
+--     too): what Java's Character.isWhitespace calls white space, the control ones aside (the
+--     no-break spaces U+00A0, U+2007, U+202F are not in it);
 --   * unpaired surrogates cannot occur in UTF8 text: Java refuses them before they reach here.
--- Fence name: 1 to 200 characters, no control or format characters, no leading or trailing white
--- space. Label: NULL or up to 200 characters, no control or format characters.
+-- Label: NULL or up to 200 characters, no control or format characters. Fence name: what a label
+-- may be, and not NULL, not empty, no leading or trailing white space.
+--
+-- The rules are written once, as the expressions of holder_label_ok and fence_name_ok. These and
+-- args_ok are plain IMMUTABLE SQL functions without SET clauses on purpose: PostgreSQL inlines
+-- such a function into the caller's statement and folds its patterns to constants when the
+-- caller's plan is made (a SET clause forbids inlining), so checking valid input costs no call.
+-- They are not SECURITY DEFINER, no role may execute them, and every caller below pins
+-- search_path. check_args turns a refusal into its message; the lease functions call it only
+-- when args_ok says no.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.holder_label_ok(p_label text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT p_label IS NULL
+        OR (char_length(p_label) <= 200
+            AND p_label !~ ('[\u0001-\u001f\u007f-\u009f'
+                            '\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e'
+                            '\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff'
+                            '\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f'
+                            '\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001'
+                            '\U000e0020-\U000e007f]'))
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.fence_name_ok(p_fence_name text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT p_fence_name IS NOT NULL
+       AND p_fence_name <> ''
+       AND ${writer_fence_schema}.holder_label_ok(p_fence_name)
+       AND p_fence_name !~ ('^[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]'
+                            '|[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]$')
+$fn$;
+
+-- TRUE when every argument of an acquire is allowed; never NULL.
+CREATE OR REPLACE FUNCTION ${writer_fence_schema}.args_ok(
+    p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $fn$
+    SELECT ${writer_fence_schema}.fence_name_ok(p_fence_name)
+       AND p_holder_token IS NOT NULL
+       AND ${writer_fence_schema}.holder_label_ok(p_holder_label)
+       AND coalesce(p_ttl_seconds BETWEEN 1 AND 86400, false)
+$fn$;
+
+-- Raises the message of the first rule the arguments break; returns when they break none.
 CREATE OR REPLACE FUNCTION ${writer_fence_schema}.check_args(
     p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-    c_control CONSTANT text := '[\u0001-\u001f\u007f-\u009f]';
-    c_format  CONSTANT text := '[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e'
-                               '\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff'
-                               '\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f'
-                               '\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001'
-                               '\U000e0020-\U000e007f]';
-    c_space   CONSTANT text := '[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]';
 BEGIN
-    IF p_fence_name IS NULL OR char_length(p_fence_name) NOT BETWEEN 1 AND 200
-       OR p_fence_name ~ c_control
-       OR p_fence_name ~ c_format
-       OR p_fence_name ~ ('^' || c_space)
-       OR p_fence_name ~ (c_space || '$') THEN
+    IF NOT ${writer_fence_schema}.fence_name_ok(p_fence_name) THEN
         RAISE EXCEPTION 'writer-fence: fence name % is not allowed: 1 to 200 characters, no control or format characters, no leading or trailing white space',
             coalesce(quote_literal(p_fence_name), 'NULL') USING ERRCODE = '22023';
     END IF;
     IF p_holder_token IS NULL THEN
         RAISE EXCEPTION 'writer-fence: holder token is NULL: a UUID is required' USING ERRCODE = '22023';
     END IF;
-    IF p_holder_label IS NOT NULL AND (char_length(p_holder_label) > 200
-       OR p_holder_label ~ c_control
-       OR p_holder_label ~ c_format) THEN
+    IF NOT ${writer_fence_schema}.holder_label_ok(p_holder_label) THEN
         RAISE EXCEPTION 'writer-fence: holder label % is not allowed: up to 200 characters, no control or format characters',
             quote_literal(p_holder_label) USING ERRCODE = '22023';
     END IF;
@@ -86,11 +118,18 @@ $fn$;
 -- row when busy. The holder token that holds a live lease gets its current lease back unchanged:
 -- token, label, acquired_at and expires_at all stay (a repeat never extends nor relabels it).
 --
--- Busy fast path: ON CONFLICT ... DO UPDATE locks the conflicting row even when its WHERE is
--- false, so busy callers would queue behind each other and behind the holder's release. A
--- read-only look first answers busy, with no lock, when another holder token has a live lease.
--- It decides nothing else: a lease that frees or expires after that look is found by the upsert,
--- which stays the one compare-and-set.
+-- Busy without queueing (ADR 13): ON CONFLICT ... DO UPDATE locks the conflicting row even when
+-- its WHERE is false, so busy callers would queue behind each other, behind the holder's release,
+-- and behind a concurrent acquire's commit (which on a durable server waits for a WAL flush). So
+-- the statement inserts its one source row only when
+--   * the probe locked the row: it is free, expired or this holder token's, and no other session
+--     is changing it (FOR UPDATE SKIP LOCKED); or
+--   * no row of another holder token exists: the name is new (a concurrent first insert is
+--     settled by ON CONFLICT), or the row is this holder token's while another session changes
+--     it, so a repeat after a lost answer waits for that and gets its lease back.
+-- Otherwise (a live lease of another holder, or a row another session is changing) no source
+-- row: busy at once, with no lock taken. The probe decides nothing else: the upsert's WHERE stays
+-- the one compare-and-set.
 -- lock_timeout bounds the wait on a concurrent writer's row lock (SQLSTATE 55P03, retryable).
 CREATE OR REPLACE FUNCTION ${writer_fence_schema}.acquire_lease(
     p_fence_name text, p_holder_token uuid, p_holder_label text, p_ttl_seconds integer)
@@ -103,30 +142,24 @@ AS $fn$
 DECLARE
     v_now timestamptz := clock_timestamp();
 BEGIN
-    PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, p_holder_label, p_ttl_seconds);
-    IF EXISTS (SELECT 1 FROM ${writer_fence_schema}.lease AS l
-                WHERE l.fence_name = p_fence_name
-                  AND l.holder_token IS NOT NULL
-                  AND l.holder_token <> p_holder_token
-                  AND l.expires_at > v_now) THEN
-        RETURN;                                     -- busy, without taking the row lock
-    END IF;
-    -- Another session is changing the row right now (an acquire or release in flight): busy at
-    -- once, rather than queueing on its row lock behind its commit, which on a durable server
-    -- waits for a WAL flush, and then taking the lock in turn. The same holder token repeating
-    -- its acquire still waits, so a repeat after a lost answer gets its lease back.
-    PERFORM 1 FROM ${writer_fence_schema}.lease AS l
-     WHERE l.fence_name = p_fence_name FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND AND EXISTS (SELECT 1 FROM ${writer_fence_schema}.lease AS l
-                              WHERE l.fence_name = p_fence_name
-                                AND l.holder_token IS DISTINCT FROM p_holder_token) THEN
-        RETURN;
+    IF NOT ${writer_fence_schema}.args_ok(p_fence_name, p_holder_token, p_holder_label, p_ttl_seconds) THEN
+        PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, p_holder_label, p_ttl_seconds);
+        RAISE EXCEPTION 'writer-fence: args_ok and check_args disagree' USING ERRCODE = 'XX000';
     END IF;
     RETURN QUERY
+    WITH probe AS MATERIALIZED (
+        SELECT 1 FROM ${writer_fence_schema}.lease AS p
+         WHERE p.fence_name = p_fence_name
+           AND (p.holder_token IS NULL OR p.expires_at <= v_now OR p.holder_token = p_holder_token)
+           FOR UPDATE SKIP LOCKED)
     INSERT INTO ${writer_fence_schema}.lease AS l
         (fence_name, holder_token, holder_label, fencing_token, acquired_at, expires_at)
-    VALUES (p_fence_name, p_holder_token, p_holder_label, 1, v_now,
-            v_now + make_interval(secs => p_ttl_seconds))
+    SELECT p_fence_name, p_holder_token, p_holder_label, 1, v_now,
+           v_now + make_interval(secs => p_ttl_seconds)
+     WHERE EXISTS (SELECT 1 FROM probe)
+        OR NOT EXISTS (SELECT 1 FROM ${writer_fence_schema}.lease AS o
+                        WHERE o.fence_name = p_fence_name
+                          AND o.holder_token IS DISTINCT FROM p_holder_token)
     ON CONFLICT (fence_name) DO UPDATE SET
         holder_token  = EXCLUDED.holder_token,
         holder_label  = CASE WHEN l.holder_token = EXCLUDED.holder_token AND l.expires_at > v_now
@@ -170,7 +203,10 @@ DECLARE
     v_now timestamptz := clock_timestamp();
     v_expires timestamptz;
 BEGIN
-    PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, NULL, p_ttl_seconds);
+    IF NOT ${writer_fence_schema}.args_ok(p_fence_name, p_holder_token, NULL, p_ttl_seconds) THEN
+        PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, NULL, p_ttl_seconds);
+        RAISE EXCEPTION 'writer-fence: args_ok and check_args disagree' USING ERRCODE = 'XX000';
+    END IF;
     UPDATE ${writer_fence_schema}.lease AS l
        SET expires_at = v_now + make_interval(secs => p_ttl_seconds)
      WHERE l.fence_name = p_fence_name AND l.holder_token = p_holder_token AND l.expires_at > v_now
@@ -198,12 +234,18 @@ SET search_path = pg_catalog, pg_temp
 SET lock_timeout = '500ms'
 AS $fn$
 #variable_conflict use_column
+DECLARE
+    v_ignored text;
 BEGIN
-    PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, NULL, 1);
+    IF NOT ${writer_fence_schema}.args_ok(p_fence_name, p_holder_token, NULL, 1) THEN
+        PERFORM ${writer_fence_schema}.check_args(p_fence_name, p_holder_token, NULL, 1);
+        RAISE EXCEPTION 'writer-fence: args_ok and check_args disagree' USING ERRCODE = 'XX000';
+    END IF;
     -- No WAL flush of its own (ADR 9): a release lost in a crash leaves the lease held until its
     -- expiry, which keeps writers out longer but never lets two in, and the next acquire's
     -- synchronous commit flushes it anyway. One fsync per cycle instead of two.
-    PERFORM pg_catalog.set_config('synchronous_commit', 'off', true);
+    -- An assignment, not PERFORM: a plain expression, not a query of its own.
+    v_ignored := pg_catalog.set_config('synchronous_commit', 'off', true);
     UPDATE ${writer_fence_schema}.lease AS l
        SET holder_token = NULL, expires_at = least(l.expires_at, clock_timestamp())
      WHERE l.fence_name = p_fence_name AND l.holder_token = p_holder_token;
