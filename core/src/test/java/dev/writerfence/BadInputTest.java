@@ -256,6 +256,30 @@ class BadInputTest extends FenceTestSupport {
     assertThat(sql.leaseRows()).isEqualTo(before);
   }
 
+  /**
+   * A fence name is measured in characters, never compared with {@code ''} under the caller's
+   * collation: with a nondeterministic one, U+034F (which such a collation ignores) would equal
+   * {@code ''} and be refused as empty, a rule it does not break. The regular expressions refuse
+   * such a collation outright (0A000), as they always did.
+   */
+  @Test
+  void sqlNeverJudgesAFenceNameEmptyByTheCallersCollation() throws Exception {
+    long before = sql.leaseRows();
+    try (Connection c = DB.dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE COLLATION IF NOT EXISTS pg_temp.ignoring"
+              + " (provider = icu, locale = 'und-u-ks-level1', deterministic = false)");
+      assertSqlState(
+          "0A000",
+          () ->
+              st.executeQuery(
+                  "SELECT * FROM writer_fence.acquire_lease("
+                      + "chr(847) COLLATE pg_temp.ignoring, gen_random_uuid(), 'l', 30)"));
+    }
+    assertThat(sql.leaseRows()).isEqualTo(before);
+  }
+
   @Test
   void sqlTtlIsWholeSecondsByItsType() throws Exception {
     long before = sql.leaseRows();

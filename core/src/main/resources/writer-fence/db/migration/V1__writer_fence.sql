@@ -69,7 +69,7 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE
 AS $fn$
     SELECT p_fence_name IS NOT NULL
-       AND p_fence_name <> ''
+       AND char_length(p_fence_name) >= 1     -- not <> '': that would follow a caller's collation
        AND ${writer_fence_schema}.holder_label_ok(p_fence_name)
        AND p_fence_name !~ ('^[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]'
                             '|[ \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]$')
