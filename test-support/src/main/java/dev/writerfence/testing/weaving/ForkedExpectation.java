@@ -1,7 +1,7 @@
 package dev.writerfence.testing.weaving;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -25,7 +25,7 @@ public final class ForkedExpectation {
     dataSource.setURL(args[1]);
     dataSource.setUser(args[2]);
     try (WriterFence fence = WriterFence.builder(dataSource).build()) {
-      WriterFences.setDefault(fence);
+      ProcessFence.set(fence);
       WeavingSubject subject =
           new WeavingSubject(
               args[1],
