@@ -16,6 +16,15 @@ import java.lang.annotation.Target;
  * Spring AOP through the Spring Boot starter, or the {@code -javaagent}. Each builds the same fence
  * request from these attributes and calls the same core entry point.
  *
+ * <p>Where it counts, the same in every weaving mode: on the method that runs, or on the class that
+ * declares it, which then covers its public methods only (and, the annotation being {@link
+ * Inherited}, those of its subclasses). An annotation on an interface, on an abstract method or on
+ * the interface type, is <b>not honoured</b> on the methods implementing it: Java does not inherit
+ * method annotations, and neither AspectJ's pointcuts nor the agent's class-file scan see an
+ * interface when they weave its implementation. The Spring starter and the agent log each such
+ * method; put the annotation on the implementing method or its class. A default method of an
+ * interface is a method that runs: an annotation on it counts.
+ *
  * <p>Attributes left at their defaults ({@code 0}, {@code -1} or the empty string) take the
  * configured default of the {@code WriterFence} that runs the advice.
  *

@@ -34,8 +34,10 @@ class AdviceTest extends FencedAppTestBase {
   }
 
   @Test
-  void annotationOnTheInterfaceMethodIsAdvised() {
-    assertThat(uploads.upload(FenceNames.random("interface-method"))).isPositive();
+  void annotationOnTheInterfaceMethodIsNotHonouredAndIsNamedAtStartUp() {
+    assertThat(uploads.upload(FenceNames.random("interface-method"))).isEqualTo(-1);
+    assertThat(check.warnings())
+        .anySatisfy(w -> assertThat(w).contains("Uploads.upload(").contains("UploadsImpl.upload("));
   }
 
   @Test
@@ -44,9 +46,12 @@ class AdviceTest extends FencedAppTestBase {
   }
 
   @Test
-  void annotationOnTheInterfaceTypeFencesTheMethodsItDeclares() {
-    assertThat(sink.sink(FenceNames.random("interface-type"))).isPositive();
+  void annotationOnTheInterfaceTypeIsNotHonouredAndIsNamedAtStartUp() {
+    assertThat(sink.sink(FenceNames.random("interface-type"))).isEqualTo(-1);
     assertThat(((SinkImpl) sink).other(FenceNames.random("not-declared"))).isEqualTo(-1);
+    assertThat(check.warnings())
+        .anySatisfy(w -> assertThat(w).contains("Sink.sink(").contains("SinkImpl.sink("))
+        .noneSatisfy(w -> assertThat(w).contains("other("));
   }
 
   @Test

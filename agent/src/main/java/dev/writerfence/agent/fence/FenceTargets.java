@@ -71,6 +71,9 @@ final class FenceTargets {
                 + ": nothing is fenced for it");
       }
     }
+    if (type.isInterface()) {
+      noteInterfaceAnnotations(type);
+    }
     // @WriterFenced is @Inherited: a subclass of an annotated type is covered too, as Java
     // reflection and the Spring starter see it.
     AnnotationDescription onType = writerFenced(type.getInheritedAnnotations());
@@ -124,6 +127,25 @@ final class FenceTargets {
                   "writer-fence agent: cannot read @WriterFenced on " + where + ": " + e, e);
       AgentLog.once("broken:" + where, why.getMessage() + "; calls of it fail and it never runs");
       return FenceSpec.broken(where, why);
+    }
+  }
+
+  /**
+   * An annotation on an interface (its abstract methods or its type) is not honoured in any weaving
+   * mode: say so once per method, since the classes implementing it run unfenced.
+   */
+  private static void noteInterfaceAnnotations(TypeDescription type) {
+    boolean typeFenced = writerFenced(type.getDeclaredAnnotations()) != null;
+    for (MethodDescription m : type.getDeclaredMethods()) {
+      if (m.isAbstract() && (typeFenced || writerFenced(m.getDeclaredAnnotations()) != null)) {
+        String where = where(type, m);
+        AgentLog.once(
+            "interface:" + where,
+            "@WriterFenced on interface method "
+                + where
+                + " is not honoured (no weaving mode reads it from an interface): its"
+                + " implementations run unfenced unless they carry the annotation themselves");
+      }
     }
   }
 

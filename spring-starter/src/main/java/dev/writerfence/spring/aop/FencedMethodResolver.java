@@ -17,11 +17,10 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Finds the method whose {@link WriterFenced} governs a call: the one {@link FencedMethods} reads
- * the request from. In order: the target class's own method; then each method it overrides or
- * implements, in its superclasses and then its interfaces. For each of these, the annotation counts
- * on the method itself or, for a public method, on the type that declares it (as in the core and
- * the AspectJ aspect). So {@code @WriterFenced} works on a method, on an interface method, and on a
- * class or interface (its public methods).
+ * the request from. That is the method that runs (the target class's most specific implementation),
+ * when it carries the annotation itself or, being public, its declaring class does (as in the
+ * AspectJ aspect and the agent). An annotation on an interface, on its method or on its type, is
+ * not honoured; {@link WriterFenceAdviceCheck} names such methods at start-up.
  *
  * <p>Resolved once per method and target class.
  */
@@ -54,28 +53,9 @@ final class FencedMethodResolver {
     Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
     Method specific =
         BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, type));
-    if (FencedMethods.lookup(specific).isPresent()) {
-      return Optional.of(specific);
-    }
-    for (Class<?> t : hierarchy(type)) {
-      Method declared = declaredIn(t, specific);
-      if (declared != null && FencedMethods.lookup(declared).isPresent()) {
-        return Optional.of(declared);
-      }
-    }
-    if (!method.equals(specific) && FencedMethods.lookup(method).isPresent()) {
-      return Optional.of(method);
-    }
-    return Optional.empty();
-  }
-
-  private static Method declaredIn(Class<?> type, Method method) {
-    try {
-      Method m = type.getDeclaredMethod(method.getName(), method.getParameterTypes());
-      return m.isBridge() ? null : m;
-    } catch (NoSuchMethodException e) {
-      return null;
-    }
+    // One rule for every weaving mode: the annotation counts on the method that runs or on the
+    // class that declares it, never on an interface (AspectJ and the agent cannot see it there).
+    return FencedMethods.lookup(specific).isPresent() ? Optional.of(specific) : Optional.empty();
   }
 
   /** Superclasses (nearest first, without Object), then every interface. */

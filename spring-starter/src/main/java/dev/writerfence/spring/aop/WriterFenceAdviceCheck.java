@@ -1,6 +1,7 @@
 package dev.writerfence.spring.aop;
 
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -22,6 +23,8 @@ import org.springframework.util.ClassUtils;
  * <ul>
  *   <li>every {@code @WriterFenced} method of a bean class that a proxy can never advise (private,
  *       final or static), unless the class was woven by AspectJ, which advises those too;
+ *   <li>every method of a bean class whose only {@code @WriterFenced} is on an interface (on the
+ *       interface method it implements, or on the interface): no weaving mode honours it there;
  *   <li>an {@code @Transactional} advisor ordered at or before the fence (the lease would be taken
  *       inside the transaction), and a Resilience4j {@code @Retry} aspect ordered at or after it (a
  *       lease would be held during its backoff).
@@ -63,6 +66,13 @@ public final class WriterFenceAdviceCheck implements SmartInitializingSingleton 
               + "): calls run unfenced; make it a public non-final instance method called through"
               + " the bean, or weave the class with AspectJ (load-time weaving)");
     }
+    for (String unhonoured : interfaceAnnotatedMethods()) {
+      warn(
+          "writer-fence: @WriterFenced on "
+              + unhonoured
+              + " is not honoured (no weaving mode reads it from an interface): calls run"
+              + " unfenced; put @WriterFenced on the implementing method or on its class");
+    }
     checkOrder(TRANSACTION_ADVISOR, true);
     checkOrder(RETRY_ASPECT, false);
   }
@@ -79,28 +89,39 @@ public final class WriterFenceAdviceCheck implements SmartInitializingSingleton 
     LOG.warn(message);
   }
 
-  /** The annotated private, final and static methods of the bean classes. */
-  List<Method> unadvisableMethods() {
-    Set<Class<?>> types = new LinkedHashSet<>();
-    for (String name : beanFactory.getBeanDefinitionNames()) {
-      Class<?> type;
-      try {
-        type = beanFactory.getType(name, false);
-      } catch (RuntimeException e) {
+  /**
+   * The interface methods carrying {@code @WriterFenced} (or declared by an annotated interface)
+   * whose implementations in bean classes carry none of their own, each as {@code interface method
+   * (implemented by class method)}.
+   */
+  List<String> interfaceAnnotatedMethods() {
+    List<String> found = new ArrayList<>();
+    for (Class<?> type : beanClasses()) {
+      if (type.getName().startsWith("org.springframework.") || type.isInterface()) {
         continue;
       }
-      if (type != null && java.lang.reflect.Proxy.isProxyClass(type)) {
-        Object singleton =
-            beanFactory.containsSingleton(name) ? beanFactory.getSingleton(name) : null;
-        type = singleton != null ? AopProxyUtils.ultimateTargetClass(singleton) : null;
-      }
-      if (type != null) {
-        types.add(ClassUtils.getUserClass(type));
+      for (Class<?> api : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+        boolean typeFenced = api.isAnnotationPresent(WriterFenced.class);
+        for (Method m : api.getDeclaredMethods()) {
+          if (!Modifier.isAbstract(m.getModifiers())
+              || !(typeFenced || m.isAnnotationPresent(WriterFenced.class))) {
+            continue;
+          }
+          Method impl = ClassUtils.getMostSpecificMethod(m, type);
+          if (!impl.equals(m) && FencedMethods.lookup(impl).isEmpty()) {
+            found.add(m.toGenericString() + " (implemented by " + impl.toGenericString() + ")");
+          }
+        }
       }
     }
+    return found;
+  }
+
+  /** The annotated private, final and static methods of the bean classes. */
+  List<Method> unadvisableMethods() {
     List<Method> found = new ArrayList<>();
     Set<Method> seen = new LinkedHashSet<>();
-    for (Class<?> type : types) {
+    for (Class<?> type : beanClasses()) {
       if (type.getName().startsWith("org.springframework.") || wovenByAspectJ(type)) {
         continue;
       }
@@ -122,6 +143,28 @@ public final class WriterFenceAdviceCheck implements SmartInitializingSingleton 
       }
     }
     return found;
+  }
+
+  /** The classes of the bean definitions (the target classes of JDK proxies). */
+  private Set<Class<?>> beanClasses() {
+    Set<Class<?>> types = new LinkedHashSet<>();
+    for (String name : beanFactory.getBeanDefinitionNames()) {
+      Class<?> type;
+      try {
+        type = beanFactory.getType(name, false);
+      } catch (RuntimeException e) {
+        continue;
+      }
+      if (type != null && java.lang.reflect.Proxy.isProxyClass(type)) {
+        Object singleton =
+            beanFactory.containsSingleton(name) ? beanFactory.getSingleton(name) : null;
+        type = singleton != null ? AopProxyUtils.ultimateTargetClass(singleton) : null;
+      }
+      if (type != null) {
+        types.add(ClassUtils.getUserClass(type));
+      }
+    }
+    return types;
   }
 
   /** ajc leaves {@code ajc$} members in the classes it weaves; their advice needs no proxy. */

@@ -2,11 +2,11 @@ package dev.writerfence.testing.weaving;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.testing.ForkedJvm;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,16 +40,17 @@ public abstract class ForkedWeavingContract extends WeavingContract {
   protected abstract List<String> jvmOptions();
 
   /**
-   * @return the forked JVM's class path; by default this JVM's
+   * @return the forked JVM's class path; by default the tests' own ({@link
+   *     ForkedJvm#testClassPath()})
    */
   protected String classPath() {
-    return System.getProperty("java.class.path");
+    return ForkedJvm.testClassPath();
   }
 
   @Override
   protected final void verify(Expectation expectation) throws Exception {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(ForkedJvm.javaBinary());
     command.addAll(jvmOptions());
     command.add("-cp");
     command.add(classPath());

@@ -1,5 +1,7 @@
 package dev.writerfence.testing.weaving;
 
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
@@ -20,65 +22,82 @@ public abstract class WeavingContract {
    */
   protected abstract void verify(Expectation expectation) throws Exception;
 
+  /**
+   * An expectation this mode is known not to meet yet: its test is reported as skipped with the
+   * reason, never passed. Every mode meets every expectation unless it says otherwise here.
+   *
+   * @param expectation the expectation; never {@code null}
+   * @return why the mode does not meet it yet, or empty (the default)
+   */
+  protected Optional<String> notMetYet(Expectation expectation) {
+    return Optional.empty();
+  }
+
+  private void expect(Expectation expectation) throws Exception {
+    Optional<String> why = notMetYet(expectation);
+    Assumptions.assumeTrue(why.isEmpty(), () -> expectation + " is not met yet: " + why.get());
+    verify(expectation);
+  }
+
   @Test
   void busyMeansTheMethodDoesNotRun() throws Exception {
-    verify(Expectation.BUSY_MEANS_THE_METHOD_DOES_NOT_RUN);
+    expect(Expectation.BUSY_MEANS_THE_METHOD_DOES_NOT_RUN);
   }
 
   @Test
   void nestedCallOfTheSameNameJoinsTheOuterHold() throws Exception {
-    verify(Expectation.NESTED_CALL_JOINS_THE_OUTER_HOLD);
+    expect(Expectation.NESTED_CALL_JOINS_THE_OUTER_HOLD);
   }
 
   @Test
   @Disabled("core does not yet join a hold that acquire or tryAcquire took on the thread")
   void holdTakenWithTryAcquireIsJoined() throws Exception {
-    verify(Expectation.TRY_ACQUIRE_HOLD_IS_JOINED);
+    expect(Expectation.TRY_ACQUIRE_HOLD_IS_JOINED);
   }
 
   @Test
   @Disabled("core does not yet join a hold that acquire or tryAcquire took on the thread")
   void holdTakenWithAcquireIsJoined() throws Exception {
-    verify(Expectation.ACQUIRE_HOLD_IS_JOINED);
+    expect(Expectation.ACQUIRE_HOLD_IS_JOINED);
   }
 
   @Test
   void holdOfAnotherFenceOnTheSameDatabaseAndSchemaIsJoined() throws Exception {
-    verify(Expectation.HOLD_ON_THE_SAME_DATABASE_AND_SCHEMA_IS_JOINED);
+    expect(Expectation.HOLD_ON_THE_SAME_DATABASE_AND_SCHEMA_IS_JOINED);
   }
 
   @Test
   void holdInAnotherSchemaIsNotJoined() throws Exception {
-    verify(Expectation.HOLD_IN_ANOTHER_SCHEMA_IS_NOT_JOINED);
+    expect(Expectation.HOLD_IN_ANOTHER_SCHEMA_IS_NOT_JOINED);
   }
 
   @Test
   void returnedCompletionStageKeepsItsLeaseUntilItCompletes() throws Exception {
-    verify(Expectation.COMPLETION_STAGE_KEEPS_ITS_LEASE);
+    expect(Expectation.COMPLETION_STAGE_KEEPS_ITS_LEASE);
   }
 
   @Test
   void nullNameArgumentFailsBeforeAnyAcquire() throws Exception {
-    verify(Expectation.NULL_NAME_FAILS_BEFORE_ANY_ACQUIRE);
+    expect(Expectation.NULL_NAME_FAILS_BEFORE_ANY_ACQUIRE);
   }
 
   @Test
   void invalidNameArgumentFailsBeforeAnyAcquire() throws Exception {
-    verify(Expectation.INVALID_NAME_FAILS_BEFORE_ANY_ACQUIRE);
+    expect(Expectation.INVALID_NAME_FAILS_BEFORE_ANY_ACQUIRE);
   }
 
   @Test
   void typeAnnotationCoversPublicMethodsOnly() throws Exception {
-    verify(Expectation.TYPE_ANNOTATION_COVERS_PUBLIC_METHODS_ONLY);
+    expect(Expectation.TYPE_ANNOTATION_COVERS_PUBLIC_METHODS_ONLY);
   }
 
   @Test
   void interfaceMethodAnnotationIsNotHonoured() throws Exception {
-    verify(Expectation.INTERFACE_METHOD_ANNOTATION_IS_NOT_HONOURED);
+    expect(Expectation.INTERFACE_METHOD_ANNOTATION_IS_NOT_HONOURED);
   }
 
   @Test
   void currentGivesTheLeaseInsideTheMethod() throws Exception {
-    verify(Expectation.CURRENT_GIVES_THE_LEASE_INSIDE_THE_METHOD);
+    expect(Expectation.CURRENT_GIVES_THE_LEASE_INSIDE_THE_METHOD);
   }
 }
