@@ -27,7 +27,8 @@ final class AcquireStats implements FenceListener {
 
   @Override
   public void busy(FenceRequest request, int attempts, Optional<LeaseStatus> holder) {
-    retries.add(attempts - 1L);
+    // 0 attempts when the turn stayed with other threads of this process: no retry either
+    retries.add(Math.max(0, attempts - 1L));
   }
 
   /**
