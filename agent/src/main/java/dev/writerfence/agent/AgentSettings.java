@@ -13,9 +13,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The agent's settings, with the names of DESIGN §7: from the properties file named by the agent
- * argument {@code config=FILE}, then from {@code -Dwriter-fence.*} system properties, which win.
- * Keys in the file may carry the {@code writer-fence.} prefix or not.
+ * The agent's settings, under the same names as every other mode's: from the properties file named
+ * by the agent argument {@code config=FILE}, then from {@code -Dwriter-fence.*} system properties,
+ * which win. Keys in the file may carry the {@code writer-fence.} prefix or not.
  */
 public final class AgentSettings {
   /** The prefix of every system property the agent reads. */

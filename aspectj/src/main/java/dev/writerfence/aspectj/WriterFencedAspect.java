@@ -1,7 +1,7 @@
 package dev.writerfence.aspectj;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import org.aspectj.lang.ProceedingJoinPoint;
@@ -29,7 +29,7 @@ import org.aspectj.lang.reflect.MethodSignature;
  * acquire), the lease is acquired with busy retry, and a method returning a {@code CompletionStage}
  * keeps its lease until that stage completes.
  *
- * <p>The fence is {@link WriterFences#getDefault()}: set it at start-up, or give {@code
+ * <p>The fence is {@link ProcessFence#get()}: set it at start-up, or give {@code
  * -Dwriter-fence.datasource.url}. Without one the method does not run ({@link
  * IllegalStateException}).
  */
@@ -63,7 +63,7 @@ public class WriterFencedAspect {
       "(annotatedMethod() || methodOfAnnotatedType()) && !within(dev.writerfence.aspectj.WriterFencedAspect)")
   public Object aroundFencedMethod(ProceedingJoinPoint joinPoint) throws Throwable {
     Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-    WriterFence fence = WriterFences.getDefault();
+    WriterFence fence = ProcessFence.get();
     return FencedMethods.proceed(fence, method, joinPoint.getArgs(), joinPoint::proceed);
   }
 }

@@ -1,7 +1,7 @@
 package dev.writerfence.aspectj;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,8 +14,8 @@ import java.util.UUID;
 
 /**
  * The fence the aspect uses in this test JVM: one embedded PostgreSQL, one {@link WriterFence} set
- * as {@link WriterFences#setDefault default}, and a listener that counts what it did. Every test
- * uses fence names of its own ({@link #uniqueId}), so tests never depend on a fixed name.
+ * as {@link ProcessFence#set default}, and a listener that counts what it did. Every test uses
+ * fence names of its own ({@link #uniqueId}), so tests never depend on a fixed name.
  */
 final class TestFence {
   static final RecordingListener EVENTS = new RecordingListener();
@@ -50,7 +50,7 @@ final class TestFence {
               .listener(EVENTS)
               .build();
     }
-    WriterFences.setDefault(fence);
+    ProcessFence.set(fence);
     return fence;
   }
 

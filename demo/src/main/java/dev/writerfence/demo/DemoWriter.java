@@ -5,7 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * One writer process of the demo, started by {@link WriterProcesses}: several threads that keep
  * entering {@link CorpusWriter#writeBatch} until the time is up, then a summary file. Its fence is
- * the process-wide default ({@link WriterFences#setDefault}) on a small HikariCP pool of its own.
+ * the process-wide default ({@link ProcessFence#set}) on a small HikariCP pool of its own.
  */
 @Command(name = "demo-writer", description = "One writer process of the demo (started by demo).")
 public final class DemoWriter implements Callable<Integer> {
@@ -117,7 +117,7 @@ public final class DemoWriter implements Callable<Integer> {
               .defaultTtl(Duration.ofSeconds(30))
               .listener(stats)
               .build();
-      WriterFences.setDefault(fence);
+      ProcessFence.set(fence);
       CorpusWriter writer =
           new CorpusWriter(fenceName, s3, bucket, label, new DatabaseClock(pool), stats, log);
       long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
@@ -131,7 +131,7 @@ public final class DemoWriter implements Callable<Integer> {
       for (Thread worker : workers) {
         worker.join();
       }
-      WriterFences.setDefault(null);
+      ProcessFence.set(null);
     }
     WriterSummary summary =
         new WriterSummary(

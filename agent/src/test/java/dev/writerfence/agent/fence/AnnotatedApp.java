@@ -6,7 +6,7 @@ import com.example.fenced.woven.WovenWriter;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -29,7 +29,7 @@ public final class AnnotatedApp {
     ds.setURL(args[0]);
     ds.setUser("postgres");
     AtomicInteger acquired = new AtomicInteger();
-    WriterFences.setDefault(
+    ProcessFence.set(
         WriterFence.builder(ds)
             .listener(
                 new FenceListener() {

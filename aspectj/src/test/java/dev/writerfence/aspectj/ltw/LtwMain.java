@@ -3,7 +3,7 @@ package dev.writerfence.aspectj.ltw;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -47,7 +47,7 @@ public final class LtwMain {
             }
           }
         };
-    WriterFences.setDefault(WriterFence.builder(ds).listener(counter).build());
+    ProcessFence.set(WriterFence.builder(ds).listener(counter).build());
 
     LtwWriter writer = new LtwWriter();
     for (int call = 1; call <= calls; call++) {

@@ -5,7 +5,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.benchmarks.weaving.NoopLeaseStore;
 import dev.writerfence.benchmarks.weaving.ProxiedWriter;
 import dev.writerfence.benchmarks.weaving.ctw.WovenWriter;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import dev.writerfence.spring.aop.WriterFenceAdvisor;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -52,7 +52,7 @@ public class WeavingBenchmark {
             .withoutRenewal()
             .releaseOnJvmShutdown(false)
             .build();
-    WriterFences.setDefault(fence);
+    ProcessFence.set(fence);
     woven = new WovenWriter();
     plain = new ProxiedWriter();
     ProxyFactory factory = new ProxyFactory(new ProxiedWriter());

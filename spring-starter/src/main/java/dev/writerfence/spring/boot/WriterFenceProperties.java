@@ -15,7 +15,7 @@ import org.springframework.validation.Validator;
 
 /**
  * The {@code writer-fence.*} settings, under the names the core, the AspectJ aspect and the CLI
- * share (DESIGN §7). Durations take a unit: {@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601.
+ * share. Durations take a unit: {@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601.
  *
  * <p>Checked at binding time by the same rules as the core: a bad value stops the start-up with a
  * message naming the property, its value and the rule.

@@ -1,7 +1,7 @@
 package dev.writerfence.samples.aspectj;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import dev.writerfence.schema.FenceSchema;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -82,7 +82,7 @@ public final class UploadSample {
       DataSource dataSource, Path root, String bucket, int uploaders, int batches)
       throws SQLException, IOException, ExecutionException, InterruptedException {
     FenceSchema.defaults().install(dataSource);
-    WriterFences.setDefault(WriterFence.builder(dataSource).build());
+    ProcessFence.set(WriterFence.builder(dataSource).build());
     BucketUploader uploader = new BucketUploader(root);
 
     AtomicInteger threadNumber = new AtomicInteger();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFences;
+import dev.writerfence.config.ProcessFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,7 +75,7 @@ class UploadSampleTest {
   @Test
   void aWriteWithAnOlderFencingTokenIsRefusedAndTheLeaseStillReleased(@TempDir Path root)
       throws Exception {
-    WriterFences.setDefault(WriterFence.builder(db.dataSource()).build());
+    ProcessFence.set(WriterFence.builder(db.dataSource()).build());
     String bucket = "stale-" + UUID.randomUUID();
     Path dir = Files.createDirectories(root.resolve(bucket));
     // A newer writer's object, as if it had written under a much later lease.
@@ -92,7 +92,7 @@ class UploadSampleTest {
 
   @Test
   void aNullBucketIsRefusedBeforeAnyAcquire(@TempDir Path root) throws Exception {
-    WriterFences.setDefault(WriterFence.builder(db.dataSource()).build());
+    ProcessFence.set(WriterFence.builder(db.dataSource()).build());
     BucketUploader uploader = new BucketUploader(root);
 
     assertThatThrownBy(() -> uploader.upload(null, Map.of("part-0", "x")))

@@ -13,14 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /** The process-wide default fence and the {@code writer-fence.*} settings it is built from. */
-class WriterFencesTest {
+class ProcessFenceTest {
   private static final String RENEW_INTERVAL = "writer-fence.renew-interval";
   private static final DataSource NOWHERE = new PGSimpleDataSource();
 
   @AfterEach
   void clear() {
     System.clearProperty(RENEW_INTERVAL);
-    WriterFences.setDefault(null);
+    ProcessFence.set(null);
   }
 
   @Test
@@ -63,7 +63,7 @@ class WriterFencesTest {
   void theDefaultFenceAcceptsRenewIntervalAsASystemProperty() {
     System.setProperty(RENEW_INTERVAL, "off");
 
-    assertThatThrownBy(WriterFences::getDefault)
+    assertThatThrownBy(ProcessFence::get)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("no WriterFence is configured");
   }
