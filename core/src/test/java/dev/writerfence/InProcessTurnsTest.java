@@ -9,6 +9,8 @@ import dev.writerfence.testing.CountingListener;
 import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.Pools;
 import dev.writerfence.testing.RecordingLeaseStore;
+import dev.writerfence.testing.Section;
+import dev.writerfence.testing.SectionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +57,7 @@ class InProcessTurnsTest extends FenceTestSupport {
                           request(who),
                           () -> {
                             long token = WriterFence.current(name).orElseThrow().fencingToken();
-                            recorder.exit(who, token, recorder.enter());
+                            recorder.section(who, token);
                             return null;
                           });
                     }
@@ -68,13 +70,11 @@ class InProcessTurnsTest extends FenceTestSupport {
       start.countDown();
       CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
 
-      List<CriticalSections.Section> sections = record.load();
+      List<Section> sections = record.load();
       assertThat(sections).hasSize(THREADS * SECTIONS_EACH);
-      assertThat(CriticalSections.violations(sections)).isEmpty();
+      assertThat(SectionChecker.check(sections).violations()).isEmpty();
       Map<String, Long> perWriter =
-          sections.stream()
-              .collect(
-                  Collectors.groupingBy(CriticalSections.Section::writer, Collectors.counting()));
+          sections.stream().collect(Collectors.groupingBy(Section::writer, Collectors.counting()));
       assertThat(perWriter).hasSize(THREADS).allSatisfy((w, n) -> assertThat(n).isEqualTo(5L));
       assertThat(listener.acquired()).isEqualTo(THREADS * SECTIONS_EACH);
       assertThat(listener.busyAttempts())

@@ -10,9 +10,10 @@ import java.util.jar.JarFile;
 
 /**
  * Places the bootstrap classes (the held-fence stack and the audit gate) in the bootstrap class
- * loader, before anything loads them, so every class loader of the JVM resolves one copy (DESIGN
- * §6). They travel inside the agent jar as {@value #RESOURCE}, a jar of its own, and are written to
- * a temporary file that is deleted when the JVM exits.
+ * loader, before anything loads them, so every class loader of the JVM resolves one copy (see
+ * docs/architecture.md, "Fence state across class loaders"). They travel inside the agent jar as
+ * {@value #RESOURCE}, a jar of its own, and are written to a temporary file that is deleted when
+ * the JVM exits.
  */
 final class BootstrapJar {
   static final String RESOURCE = "META-INF/writer-fence/writer-fence-bootstrap.jar";

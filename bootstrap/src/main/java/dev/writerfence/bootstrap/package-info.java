@@ -5,6 +5,6 @@
  * appends the same classes to the bootstrap class loader's search path before anything loads them,
  * and then parent-first delegation makes every class loader (the application's, a Spring Boot fat
  * jar's, the agent's own) resolve the one bootstrap copy. That is how the agent's audit advice,
- * inlined into a storage client, sees the fences core pushed (DESIGN §6).
+ * inlined into a storage client, sees the fences core pushed (ADR 11).
  */
 package dev.writerfence.bootstrap;

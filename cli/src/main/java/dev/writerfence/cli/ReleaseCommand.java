@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code writer-fence release --force NAME}: the operator's escape hatch for a wedged lease (a
  * holder that died without releasing, with a long TTL). There is no force-release function in the
- * SQL contract (DESIGN §4): this command clears the row as the owner of the lease table, after
- * showing the holder and asking. It frees the row as {@code release} does, keeping the row and its
+ * SQL contract (ADR 3): this command clears the row as the owner of the lease table, after showing
+ * the holder and asking. It frees the row as {@code release} does, keeping the row and its
  * fencing-token counter, so the next acquire gets a higher fencing token.
  *
  * <p>Exit status: 0 cleared, or the fence was free already; 1 not cleared (the role is not the

@@ -17,8 +17,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code writer-fence schema verify}: checks that an installed SQL contract is the version this
- * build expects and that its privileges are as {@code schema install} left them (DESIGN §4, ADR 3).
- * Every check is printed as {@code OK} or {@code FAIL}; any {@code FAIL} makes the exit status 1.
+ * build expects and that its privileges are as {@code schema install} left them (ADR 3). Every
+ * check is printed as {@code OK} or {@code FAIL}; any {@code FAIL} makes the exit status 1.
  */
 @Command(
     name = "verify",

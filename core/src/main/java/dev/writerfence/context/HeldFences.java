@@ -19,7 +19,7 @@ import java.util.Optional;
  *
  * <p>The stack itself is {@link HeldFenceStack}, which the agent places in the bootstrap class
  * loader: every copy of core in the JVM, and the agent's audit advice inside storage clients, then
- * share it (DESIGN §6). Only the calling thread reads or changes its own stack.
+ * share it (ADR 11). Only the calling thread reads or changes its own stack.
  */
 public final class HeldFences {
   private HeldFences() {}

@@ -3,6 +3,7 @@ package dev.writerfence.store;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.store.pg.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.LeaseStoreContract;
 import java.time.Duration;
 
 /** The store contract, run against the lease-row backend. */

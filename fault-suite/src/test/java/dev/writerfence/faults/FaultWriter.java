@@ -7,6 +7,7 @@ import static dev.writerfence.testing.WriterProcess.unpooled;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.WriterFence;
+import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.ForkedJvm;
 import java.io.BufferedReader;
@@ -17,11 +18,11 @@ import java.util.List;
 
 /**
  * A writer process for the fault suite: {@link WriterLoop} threads on a HikariCP pool of their own,
- * recording into a {@link SectionLog}. Arguments: lease JDBC URL, schema, fence name, threads, TTL
- * seconds, max hold milliseconds, record JDBC URL, record table, writer name. It prints {@code
- * ready}, starts on {@code go}, and on {@code stop} prints {@code done SECTIONS BUSY UNAVAILABLE
- * FAILURES} and ends. The holder label of its leases is {@code NAME@pid-PID/THREAD}, so a test can
- * tell from the lease row which process holds it.
+ * recording into a {@link CriticalSections}. Arguments: lease JDBC URL, schema, fence name,
+ * threads, TTL seconds, max hold milliseconds, record JDBC URL, record table, writer name. It
+ * prints {@code ready}, starts on {@code go}, and on {@code stop} prints {@code done SECTIONS BUSY
+ * UNAVAILABLE FAILURES} and ends. The holder label of its leases is {@code NAME@pid-PID/THREAD}, so
+ * a test can tell from the lease row which process holds it.
  */
 public final class FaultWriter {
   private FaultWriter() {}
@@ -63,7 +64,8 @@ public final class FaultWriter {
     return jvm;
   }
 
-  static Target target(String leaseUrl, String fenceName, SectionLog log, EmbeddedDatabase record) {
+  static Target target(
+      String leaseUrl, String fenceName, CriticalSections log, EmbeddedDatabase record) {
     return new Target(leaseUrl, "writer_fence", fenceName, record.jdbcUrl(), log.table());
   }
 
@@ -81,7 +83,7 @@ public final class FaultWriter {
     try (HikariDataSource pool = pool(leaseUrl, threads + 1)) {
       WriterFence fence = WriterFence.builder(pool).schema(args[1]).defaultTtl(ttl).build();
       fence.status(args[2]); // connects and loads the driver before "ready"
-      SectionLog log = new SectionLog(unpooled(args[6]), args[7]);
+      CriticalSections log = new CriticalSections(unpooled(args[6]), args[7]);
       say("ready");
       awaitCommand(in, "go");
       WriterLoop loop = new WriterLoop(fence, args[2], ttl, log, writer, threads, maxHold);

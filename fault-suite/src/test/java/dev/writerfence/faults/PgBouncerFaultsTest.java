@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
 import dev.writerfence.testing.PgBouncer;
+import dev.writerfence.testing.SectionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +60,8 @@ class PgBouncerFaultsTest {
   @Test
   void C17_leaseBackendKeepsExactMutualExclusionThroughTransactionPooling() throws Exception {
     String name = FenceNames.random("C17-lease");
-    SectionLog log = new SectionLog(DB.dataSource(), SectionLog.freshTable("c17")).create();
+    CriticalSections log =
+        new CriticalSections(DB.dataSource(), CriticalSections.freshTable("c17")).create();
     FaultWriter.Target target = FaultWriter.target(bouncer.jdbcUrl(), name, log, DB);
     List<ForkedJvm> processes = new ArrayList<>();
     try (HikariDataSource pool = FaultWriter.pool(bouncer.jdbcUrl(), THREADS + 1)) {
@@ -97,7 +100,7 @@ class PgBouncerFaultsTest {
           HAMMER.toMillis(),
           busy,
           unavailable,
-          SectionLog.violations(recorded).size());
+          SectionChecker.check(recorded).violations().size());
 
       assertThat(recorded).hasSize(sections).hasSizeGreaterThan(50);
       assertThat(unavailable).as("no call failed through the pooler").isZero();
@@ -105,7 +108,7 @@ class PgBouncerFaultsTest {
           .extracting(s -> s.writer().replaceAll("[@/].*", ""))
           .as("every JVM got the lease")
           .contains("test-jvm", "process-0", "process-1");
-      assertThat(SectionLog.violations(recorded)).isEmpty();
+      assertThat(SectionChecker.check(recorded).violations()).isEmpty();
     } finally {
       processes.forEach(ForkedJvm::close);
     }

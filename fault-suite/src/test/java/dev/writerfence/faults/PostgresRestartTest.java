@@ -7,11 +7,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.WriterFence;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
-import dev.writerfence.testing.CriticalSections.Section;
+import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
+import dev.writerfence.testing.Section;
+import dev.writerfence.testing.SectionChecker;
 import java.time.Duration;
-import java.time.OffsetDateTime;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -46,22 +48,23 @@ class PostgresRestartTest {
   @Test
   void leaseBackendKeepsOneHolderAndMonotonicTokensAcrossARestart() throws Exception {
     String name = FenceNames.random("restart-lease");
-    SectionLog log = new SectionLog(RECORD.dataSource(), SectionLog.freshTable("restart")).create();
+    CriticalSections log =
+        new CriticalSections(RECORD.dataSource(), CriticalSections.freshTable("restart")).create();
     try (HikariDataSource pool = FaultWriter.pool(pg.jdbcUrl(), THREADS + 1)) {
       WriterFence fence = WriterFence.builder(pool).defaultTtl(TTL).build();
       WriterLoop writers = new WriterLoop(fence, name, TTL, log, "writer", THREADS, 3);
-      OffsetDateTime start = log.now();
+      Instant start = log.now();
       await("writers at work")
           .atMost(Duration.ofSeconds(10))
           .until(() -> log.sectionsEnteredAfter(start) >= 20);
 
-      OffsetDateTime stopping = log.now();
+      Instant stopping = log.now();
       long stopped = System.nanoTime();
       pg.stop();
       long downMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
       pg.startAgain();
       long outageMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
-      OffsetDateTime up = log.now();
+      Instant up = log.now();
       await("writers in again after the restart")
           .atMost(TTL.plusSeconds(15))
           .pollInterval(Duration.ofMillis(50))
@@ -82,7 +85,7 @@ class PostgresRestartTest {
               .mapToLong(Section::fencingToken)
               .min()
               .orElseThrow();
-      Duration recovery = SectionLog.maxRecovery(recorded, List.of(up));
+      Duration recovery = Recovery.longest(recorded, List.of(up));
       System.out.printf(
           "PostgreSQL restart, lease backend: stop took %d ms, down-to-up %d ms; first section"
               + " %d ms after the server was back; %d sections, %d unavailable calls, tokens %d before"
@@ -94,14 +97,14 @@ class PostgresRestartTest {
           outcome.unavailable(),
           maxTokenBefore,
           minTokenAfter,
-          SectionLog.violations(recorded).size());
+          SectionChecker.check(recorded).violations().size());
 
       assertThat(outcome.failures()).isEmpty();
       assertThat(outcome.unavailable()).as("the restart was felt").isPositive();
       assertThat(minTokenAfter)
           .as("tokens stay monotonic across the restart")
           .isGreaterThan(maxTokenBefore);
-      assertThat(SectionLog.violations(recorded)).isEmpty();
+      assertThat(SectionChecker.check(recorded).violations()).isEmpty();
     }
   }
 

@@ -5,12 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.testing.CriticalSections.Section;
+import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
+import dev.writerfence.testing.Section;
+import dev.writerfence.testing.SectionChecker;
+import dev.writerfence.testing.SectionReport;
 import java.time.Duration;
-import java.time.OffsetDateTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -41,14 +44,15 @@ class SoakTest {
   void soakWithRandomKillsAndRestartsOfWriterProcesses() throws Exception {
     Duration length = Duration.ofSeconds(Long.getLong("soak.seconds", 25));
     String name = FenceNames.random("soak");
-    SectionLog log = new SectionLog(DB.dataSource(), SectionLog.freshTable("soak")).create();
+    CriticalSections log =
+        new CriticalSections(DB.dataSource(), CriticalSections.freshTable("soak")).create();
     FaultWriter.Target target = FaultWriter.target(DB.jdbcUrl(), name, log, DB);
     WriterFence observer = WriterFence.builder(DB.dataSource()).withoutRenewal().build();
     Random random = new Random();
     Map<Long, ForkedJvm> alive = new HashMap<>();
     List<ForkedJvm> all = new ArrayList<>();
-    Map<Long, OffsetDateTime> deathOf = new HashMap<>();
-    List<OffsetDateTime> holderKills = new ArrayList<>();
+    Map<Long, Instant> deathOf = new HashMap<>();
+    List<Instant> holderKills = new ArrayList<>();
     int kills = 0;
     int restarts = 0;
     int generation = 0;
@@ -79,7 +83,7 @@ class SoakTest {
           List<ForkedJvm> candidates = new ArrayList<>(alive.values());
           victim = candidates.get(random.nextInt(candidates.size()));
         }
-        OffsetDateTime killAt = log.now();
+        Instant killAt = log.now();
         victim.process().destroyForcibly(); // SIGKILL
         victim.awaitExit(Duration.ofSeconds(10));
         deathOf.put(victim.pid(), log.now());
@@ -96,7 +100,7 @@ class SoakTest {
         replacement.send("go");
         restarts++;
       }
-      OffsetDateTime end = log.now();
+      Instant end = log.now();
       await("writers in after the last kill")
           .atMost(Duration.ofSeconds(TTL_SECONDS + 10))
           .pollInterval(Duration.ofMillis(100))
@@ -111,8 +115,8 @@ class SoakTest {
 
       long open = log.openSections();
       List<Section> recorded = log.load(deathOf);
-      List<String> violations = SectionLog.violations(recorded);
-      Duration maxRecovery = SectionLog.maxRecovery(recorded, holderKills);
+      SectionReport report = SectionChecker.check(recorded);
+      Duration maxRecovery = Recovery.longest(recorded, holderKills);
       System.out.printf(
           "soak %d s: %d writer processes x %d threads (%d JVMs in all), TTL %d s;"
               + " acquisitions (recorded sections) %d, kills %d (%d of the holder), restarts %d,"
@@ -130,14 +134,14 @@ class SoakTest {
           restarts,
           open,
           unavailable,
-          violations.stream().filter(v -> v.startsWith("overlap")).count(),
-          violations.stream().filter(v -> v.startsWith("token order")).count(),
+          report.count(SectionReport.Kind.OVERLAP),
+          report.count(SectionReport.Kind.TOKEN_ORDER),
           maxRecovery.toMillis());
 
       assertThat(kills).as("kills").isGreaterThanOrEqualTo(3);
       assertThat(holderKills).as("kills of the holder").isNotEmpty();
       assertThat(recorded).hasSizeGreaterThan(100);
-      assertThat(violations).isEmpty();
+      assertThat(report.violations()).isEmpty();
       assertThat(maxRecovery)
           .as("a killed holder's lease is taken over once its TTL runs out")
           .isLessThan(Duration.ofSeconds(TTL_SECONDS + 3));

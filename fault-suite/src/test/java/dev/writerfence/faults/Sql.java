@@ -5,7 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
+import java.time.Instant;
 import javax.sql.DataSource;
 
 /** Small SQL helpers of the fault tests, run as the superuser on a data source given. */
@@ -51,10 +51,10 @@ final class Sql {
       ps.setString(1, applicationName);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Terminated(rs.getInt(1), rs.getObject(2, OffsetDateTime.class));
+        return new Terminated(rs.getInt(1), rs.getTimestamp(2).toInstant());
       }
     }
   }
 
-  record Terminated(int sessions, OffsetDateTime at) {}
+  record Terminated(int sessions, Instant at) {}
 }

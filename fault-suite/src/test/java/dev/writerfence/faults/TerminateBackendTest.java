@@ -10,12 +10,14 @@ import dev.writerfence.FenceLostException;
 import dev.writerfence.WriterFence;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.testing.ContractCalls;
-import dev.writerfence.testing.CriticalSections.Section;
+import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
+import dev.writerfence.testing.Section;
+import dev.writerfence.testing.SectionChecker;
 import java.time.Duration;
-import java.time.OffsetDateTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +48,10 @@ class TerminateBackendTest {
   @Test
   void leaseBackendNeverLetsTwoHoldersInWhileItsConnectionsAreKilled() throws Exception {
     String name = FenceNames.random("terminate-lease");
-    SectionLog log = new SectionLog(DB.dataSource(), SectionLog.freshTable("terminate")).create();
+    CriticalSections log =
+        new CriticalSections(DB.dataSource(), CriticalSections.freshTable("terminate")).create();
     ContractCalls sql = new ContractCalls(DB.dataSource(), "writer_fence");
-    List<OffsetDateTime> faults = new ArrayList<>();
+    List<Instant> faults = new ArrayList<>();
     int sessionsEnded = 0;
     try (HikariDataSource pool = FaultWriter.pool(DB.jdbcUrl(), THREADS + 1);
         ForkedJvm process =
@@ -63,7 +66,7 @@ class TerminateBackendTest {
       WriterLoop here = new WriterLoop(fence, name, TTL, log, "test-jvm", THREADS, 3);
       for (int i = 0; i < FAULTS; i++) {
         // Each fault strikes while the lease is held, after writers got in since the last one.
-        OffsetDateTime since = faults.isEmpty() ? log.now() : faults.get(faults.size() - 1);
+        Instant since = faults.isEmpty() ? log.now() : faults.get(faults.size() - 1);
         await("writers in again before fault " + (i + 1))
             .atMost(TTL.plusSeconds(5))
             .pollInterval(Duration.ofMillis(20))
@@ -73,7 +76,7 @@ class TerminateBackendTest {
         faults.add(t.at());
         sessionsEnded += t.sessions();
       }
-      OffsetDateTime lastFault = faults.get(faults.size() - 1);
+      Instant lastFault = faults.get(faults.size() - 1);
       await("a section after the last fault")
           .atMost(TTL.plusSeconds(5))
           .pollInterval(Duration.ofMillis(100))
@@ -84,7 +87,7 @@ class TerminateBackendTest {
       String[] done = process.awaitLine("done ", Duration.ofSeconds(60)).split(" ");
 
       List<Section> recorded = log.load(Map.of());
-      Duration recovery = SectionLog.maxRecovery(recorded, faults);
+      Duration recovery = Recovery.longest(recorded, faults);
       System.out.printf(
           "pg_terminate_backend, lease backend: %d faults ended %d sessions; %d sections"
               + " (%d in this JVM, %s in the writer process), %d + %s unavailable calls,"
@@ -97,12 +100,12 @@ class TerminateBackendTest {
           outcome.unavailable(),
           done[3],
           recovery.toMillis(),
-          SectionLog.violations(recorded).size());
+          SectionChecker.check(recorded).violations().size());
 
       assertThat(outcome.failures()).isEmpty();
       assertThat(done[4]).as("failures in the writer process").isEqualTo("0");
       assertThat(recorded).extracting(Section::writer).anyMatch(w -> w.startsWith("process@"));
-      assertThat(SectionLog.violations(recorded)).isEmpty();
+      assertThat(SectionChecker.check(recorded).violations()).isEmpty();
     }
   }
 

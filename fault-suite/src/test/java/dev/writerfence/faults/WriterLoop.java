@@ -5,6 +5,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.testing.CriticalSections;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Writer threads that enter one fenced critical section again and again until stopped, recording
- * every section in a {@link SectionLog}. Unlike the core suite's {@code Hammer}, a thread goes on
- * after {@link WriterFenceUnavailableException}: under a fault the database is unreachable for a
- * while, and writers keep trying as real ones would. Used in the test JVM and in {@link
+ * every section in a {@link CriticalSections}. Unlike the core suite's {@code Hammer}, a thread
+ * goes on after {@link WriterFenceUnavailableException}: under a fault the database is unreachable
+ * for a while, and writers keep trying as real ones would. Used in the test JVM and in {@link
  * FaultWriter} processes.
  */
 final class WriterLoop {
@@ -64,7 +65,7 @@ final class WriterLoop {
       WriterFence fence,
       String fenceName,
       Duration ttl,
-      SectionLog log,
+      CriticalSections log,
       String writer,
       int count,
       int maxHoldMillis) {
@@ -81,8 +82,12 @@ final class WriterLoop {
   }
 
   private void loop(
-      WriterFence fence, FenceRequest request, SectionLog log, String who, int maxHoldMillis) {
-    try (SectionLog.Recorder recorder = log.recorder()) {
+      WriterFence fence,
+      FenceRequest request,
+      CriticalSections log,
+      String who,
+      int maxHoldMillis) {
+    try (CriticalSections.Recorder recorder = log.recorder()) {
       while (!stop.get()) {
         try {
           fence.call(

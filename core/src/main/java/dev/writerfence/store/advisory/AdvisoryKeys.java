@@ -7,8 +7,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * The 64-bit advisory-lock key of a fence name (DESIGN §5): the first 8 bytes of SHA-256 over the
- * UTF-8 bytes of {@code "writer-fence:" + fenceName}, read as a signed big-endian {@code long}. Any
+ * The 64-bit advisory-lock key of a fence name (ADR 7): the first 8 bytes of SHA-256 over the UTF-8
+ * bytes of {@code "writer-fence:" + fenceName}, read as a signed big-endian {@code long}. Any
  * language can compute it, so writers outside Java lock the same key:
  *
  * <pre>{@code

@@ -34,9 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The advisory-lock backend (DESIGN §5, ADR 7): a fence is a PostgreSQL session advisory lock on
- * the 64-bit key {@link AdvisoryKeys#keyOf} of its name, held on a connection pinned out of the
- * store's own bounded pool for the whole hold.
+ * The advisory-lock backend (ADR 7): a fence is a PostgreSQL session advisory lock on the 64-bit
+ * key {@link AdvisoryKeys#keyOf} of its name, held on a connection pinned out of the store's own
+ * bounded pool for the whole hold.
  *
  * <ul>
  *   <li><b>Acquire</b>: borrows a connection and runs one statement, {@code pg_try_advisory_lock}.

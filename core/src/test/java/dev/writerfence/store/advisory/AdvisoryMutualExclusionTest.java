@@ -7,11 +7,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.WriterFence;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.testing.CriticalSections;
-import dev.writerfence.testing.CriticalSections.Section;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
 import dev.writerfence.testing.Hammer;
 import dev.writerfence.testing.Pools;
+import dev.writerfence.testing.Section;
+import dev.writerfence.testing.SectionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +74,7 @@ class AdvisoryMutualExclusionTest {
           .extracting(s -> s.writer().replaceAll("/.*", ""))
           .as("every JVM got the lock")
           .contains("test-jvm", "process-0", "process-1");
-      assertThat(CriticalSections.violations(recorded)).isEmpty();
+      assertThat(SectionChecker.check(recorded).violations()).isEmpty();
       assertThat(AdvisoryTestSupport.holdersOf(AdvisoryKeys.keyOf(name))).isZero();
       System.out.printf(
           "advisory hammer: %d sections, %d busy calls in %s%n", sections, busy, HAMMER);

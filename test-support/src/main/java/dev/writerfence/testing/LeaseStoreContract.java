@@ -1,9 +1,10 @@
-package dev.writerfence.store;
+package dev.writerfence.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
-import dev.writerfence.testing.FenceNames;
+import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.LeaseStore;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,7 +6,6 @@ import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.retry.BusyRetryPolicy;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -97,8 +96,7 @@ public final class Hammer {
         WriterFence.current(fenceName)
             .orElseThrow(() -> new AssertionError("no lease inside the fenced call"))
             .fencingToken();
-    OffsetDateTime entered = recorder.enter();
-    recorder.exit(who, token, entered);
+    recorder.section(who, token);
     return null;
   }
 }
