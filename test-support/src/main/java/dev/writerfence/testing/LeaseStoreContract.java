@@ -196,7 +196,7 @@ public abstract class LeaseStoreContract {
       assertThat(here.failures()).isEmpty();
       int sections = here.sections();
       for (ForkedJvm process : processes) {
-        String[] done = process.awaitLine("done ", Duration.ofSeconds(60)).split(" ");
+        String[] done = process.awaitLine("done ", Hammer.SERVED_BY.plusMinutes(1)).split(" ");
         assertThat(done[3]).as("failures in %s", process).isEqualTo("0");
         sections += Integer.parseInt(done[1]);
       }
