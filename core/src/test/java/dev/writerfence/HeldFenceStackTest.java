@@ -44,7 +44,10 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(HeldFences.holdsAny()).isFalse();
     assertThat(WriterFence.current(name)).isEmpty();
 
-    FenceLease theirs = fence().tryAcquire(name, "other-writer", TTL).orElseThrow();
+    FenceLease theirs =
+        fence()
+            .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
+            .orElseThrow();
     AtomicInteger ran = new AtomicInteger();
     Throwable second = catchThrowable(() -> fence.call(request("again"), ran::incrementAndGet));
 
@@ -97,7 +100,10 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(result).isEqualTo("done");
     assertThat(HeldFences.holdsAny()).isFalse();
     assertThat(store.releaseTokens()).hasSize(1);
-    FenceLease theirs = fence().tryAcquire(name, "other-writer", TTL).orElseThrow();
+    FenceLease theirs =
+        fence()
+            .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
+            .orElseThrow();
     assertThat(catchThrowable(() -> fence.proceed(request("again"), String.class, () -> "ran")))
         .isInstanceOf(WriterFenceBusyException.class);
     assertThat(fence.release(theirs)).isTrue();
@@ -127,7 +133,12 @@ class HeldFenceStackTest extends FenceTestSupport {
   void nestedCallOfAnotherDomainWithTheSameNameAcquiresItsOwnLease() throws Exception {
     WriterFence outer = fence();
     WriterFence otherDomain = fence(DB.dataSource()).schema(OTHER_SCHEMA).build();
-    FenceLease theirs = otherDomain.tryAcquire(name, "other-domain-holder", TTL).orElseThrow();
+    WriterFence otherDomainHolder = fence(DB.dataSource()).schema(OTHER_SCHEMA).build();
+    FenceLease theirs =
+        otherDomainHolder
+            .tryAcquire(
+                FenceRequest.builder(name).holderLabel("other-domain-holder").ttl(TTL).build())
+            .orElseThrow();
     AtomicInteger ran = new AtomicInteger();
 
     Throwable nested =

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.annotation.WriterFenced;
@@ -95,7 +96,7 @@ class AutoConfigurationTest {
                           .withMultiplier(1.5)
                           .withMaxInterval(Duration.ofSeconds(1)));
               String name = FenceNames.random("binding");
-              FenceLease lease = fence.tryAcquire(name, null, null).orElseThrow();
+              FenceLease lease = fence.tryAcquire(FenceRequest.builder(name).build()).orElseThrow();
               assertThat(lease.holderLabel()).isEqualTo("upload");
               assertThat(lease.ttl()).isEqualTo(Duration.ofMinutes(2));
               fence.release(lease);
@@ -103,8 +104,8 @@ class AutoConfigurationTest {
   }
 
   /**
-   * Spring sees the {@code -Dwriter-fence.*} system properties that configure the agent too; the
-   * strict binding (unknown keys fail start-up) must still let the agent's keys through.
+   * Spring sees the {@code -Dwriter-fence.*} system properties that configure the agent too: its
+   * keys pass, while a key no mode reads stops the start-up naming it.
    */
   @Test
   void theAgentsKeysDoNotStopStartUp() {
@@ -115,17 +116,25 @@ class AutoConfigurationTest {
             "writer-fence.audit.mode=log",
             "writer-fence.audit.report=/tmp/unfenced.json",
             "writer-fence.audit.paths=/srv/volume",
-            "writer-fence.audit.require-fence=corpus")
-        .run(
-            context -> {
-              assertThat(context).hasNotFailed();
-              WriterFenceProperties p = context.getBean(WriterFenceProperties.class);
-              assertThat(p.getAudit().getMode()).isEqualTo("log");
-              assertThat(p.getFence().getMethods()).startsWith("com.acme.sync.Uploader#");
-            });
+            "writer-fence.audit.require-fence=corpus",
+            "writer-fence.audit.require-fence.aws-s3-v2=uploads")
+        .run(context -> assertThat(context).hasNotFailed());
     runner
         .withPropertyValues("writer-fence.audit.modes=log")
-        .run(context -> assertThat(context).hasFailed());
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("writer-fence.audit.modes: unknown setting"));
+    runner
+        .withPropertyValues("writer-fence.retry.maxAtempts=3")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("writer-fence.retry.maxatempts: unknown setting"));
   }
 
   @Test
@@ -380,7 +389,7 @@ class AutoConfigurationTest {
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
-              FenceLease lease = fence.tryAcquire("x", null, null).orElseThrow();
+              FenceLease lease = fence.tryAcquire(FenceRequest.builder("x").build()).orElseThrow();
               assertThat(fence.release(lease)).isTrue();
             });
     String absent = "wf_absent_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);

@@ -2,7 +2,10 @@ package dev.writerfence.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.LeaseStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -34,8 +37,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  *       same moment; prints one {@code result acquired TOKEN}, {@code result busy} or {@code result
  *       failed ...} line per thread; on {@code release} releases what it won, prints {@code done}
  *       and ends.
- *   <li>{@code hammer NAME THREADS MILLIS TABLE WRITER}: on {@code go}, runs {@link Hammer} for
- *       MILLIS, recording into TABLE; prints {@code done SECTIONS BUSY FAILURES} and ends.
+ *   <li>{@code hammer OPENER STORE_URL NAME THREADS MILLIS TABLE WRITER} (started by {@link
+ *       #forkHammer}): opens the store with the {@link LeaseStoreOpener} class OPENER at STORE_URL;
+ *       on {@code go}, runs {@link Hammer} for MILLIS, recording into TABLE of the process's own
+ *       database; prints {@code done SECTIONS BUSY FAILURES} and ends.
  * </ul>
  */
 public final class WriterProcess {
@@ -65,6 +70,41 @@ public final class WriterProcess {
   }
 
   /**
+   * Starts a hammering writer process and waits until it is ready; send it {@code go}.
+   *
+   * @param opener opens the store under test in the process
+   * @param storeUrl where the store's database is
+   * @param record the database of the record
+   * @param table the record's table there
+   * @param fenceName the fence name every thread contends for
+   * @param threads how many threads
+   * @param duration how long they keep entering
+   * @param writer names the process in the record
+   * @return the ready process
+   */
+  public static ForkedJvm forkHammer(
+      Class<? extends LeaseStoreOpener> opener,
+      String storeUrl,
+      EmbeddedDatabase record,
+      String table,
+      String fenceName,
+      int threads,
+      Duration duration,
+      String writer) {
+    return fork(
+        record,
+        FenceSchema.DEFAULT_SCHEMA,
+        "hammer",
+        opener.getName(),
+        storeUrl,
+        fenceName,
+        String.valueOf(threads),
+        String.valueOf(duration.toMillis()),
+        table,
+        writer);
+  }
+
+  /**
    * One try to acquire, as every writer of a burst makes it.
    *
    * @param fence the fence
@@ -76,7 +116,8 @@ public final class WriterProcess {
   public static String tryOnce(
       WriterFence fence, String fenceName, String label, Queue<FenceLease> won) {
     try {
-      Optional<FenceLease> lease = fence.tryAcquire(fenceName, label, TTL);
+      Optional<FenceLease> lease =
+          fence.tryAcquire(FenceRequest.builder(fenceName).holderLabel(label).ttl(TTL).build());
       lease.ifPresent(won::add);
       return lease.map(l -> "acquired " + l.fencingToken()).orElse("busy");
     } catch (RuntimeException e) {
@@ -99,12 +140,13 @@ public final class WriterProcess {
       case "hammer" ->
           hammer(
               url,
-              schema,
               args[3],
-              Integer.parseInt(args[4]),
-              Duration.ofMillis(Long.parseLong(args[5])),
-              args[6],
-              args[7] + "@" + label,
+              args[4],
+              args[5],
+              Integer.parseInt(args[6]),
+              Duration.ofMillis(Long.parseLong(args[7])),
+              args[8],
+              args[9] + "@" + label,
               in);
       default -> throw new IllegalArgumentException("unknown command " + args[2]);
     }
@@ -121,7 +163,11 @@ public final class WriterProcess {
       String[] words = line.split(" ");
       if (words[0].equals("try")) {
         Optional<FenceLease> lease =
-            fence.tryAcquire(words[1], words[2], Duration.ofSeconds(Long.parseLong(words[3])));
+            fence.tryAcquire(
+                FenceRequest.builder(words[1])
+                    .holderLabel(words[2])
+                    .ttl(Duration.ofSeconds(Long.parseLong(words[3])))
+                    .build());
         lease.ifPresent(l -> held.put(words[1], l));
         say(lease.map(l -> "acquired " + l.fencingToken()).orElse("busy"));
       } else if (words[0].equals("release")) {
@@ -168,8 +214,9 @@ public final class WriterProcess {
   }
 
   private static void hammer(
-      String url,
-      String schema,
+      String recordUrl,
+      String opener,
+      String storeUrl,
       String fenceName,
       int threads,
       Duration duration,
@@ -177,15 +224,19 @@ public final class WriterProcess {
       String writer,
       BufferedReader in)
       throws Exception {
-    try (HikariDataSource pool = Pools.warmPool(url, "postgres", threads)) {
-      WriterFence fence = WriterFence.builder(pool).schema(schema).build();
-      CriticalSections record = new CriticalSections(unpooled(url), table);
-      say("ready");
-      awaitCommand(in, "go");
-      Hammer.Outcome outcome = Hammer.run(fence, fenceName, record, writer, threads, duration);
-      outcome.failures().forEach(Throwable::printStackTrace);
-      say("done " + outcome.sections() + " " + outcome.busy() + " " + outcome.failures().size());
-    }
+    LeaseStore store =
+        Class.forName(opener)
+            .asSubclass(LeaseStoreOpener.class)
+            .getConstructor()
+            .newInstance()
+            .open(storeUrl, threads);
+    WriterFence fence = WriterFence.builder(store).build();
+    CriticalSections record = new CriticalSections(unpooled(recordUrl), table);
+    say("ready");
+    awaitCommand(in, "go");
+    Hammer.Outcome outcome = Hammer.run(fence, fenceName, record, writer, threads, duration);
+    outcome.failures().forEach(Throwable::printStackTrace);
+    say("done " + outcome.sections() + " " + outcome.busy() + " " + outcome.failures().size());
   }
 
   /**
