@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.cli.Cli;
 import java.io.PrintWriter;
@@ -42,7 +43,10 @@ class DatabaseCommandTest {
     ds.setUrl(url);
     ds.setUser("postgres");
     WriterFence fence = WriterFence.builder(ds).withoutRenewal().build();
-    FenceLease lease = fence.tryAcquire("corpus", "database-test", null).orElseThrow();
+    FenceLease lease =
+        fence
+            .tryAcquire(FenceRequest.builder("corpus").holderLabel("database-test").build())
+            .orElseThrow();
     assertThat(lease.fencingToken()).isEqualTo(1L);
     assertThat(fence.release(lease)).isTrue();
     fence.close();

@@ -49,6 +49,25 @@ public record Section(
   }
 
   /**
+   * A section timed in one JVM by {@link System#nanoTime()}: its times are that clock's readings as
+   * instants after the epoch, good for ordering sections of that JVM and nothing else.
+   *
+   * @param writer who ran it
+   * @param fencingToken the fencing token of the lease it ran under
+   * @param enteredNanos {@code System.nanoTime()} read after the lease was acquired
+   * @param exitedNanos {@code System.nanoTime()} read before the lease was released
+   * @return the section
+   */
+  public static Section onNanoTime(
+      String writer, long fencingToken, long enteredNanos, long exitedNanos) {
+    return new Section(
+        writer,
+        fencingToken,
+        Instant.EPOCH.plusNanos(enteredNanos),
+        Instant.EPOCH.plusNanos(exitedNanos));
+  }
+
+  /**
    * @return whether the record knows when this section's lease was granted and expired
    */
   public boolean knowsItsLease() {

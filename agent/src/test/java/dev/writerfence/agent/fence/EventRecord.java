@@ -1,10 +1,12 @@
 package dev.writerfence.agent.fence;
 
+import dev.writerfence.testing.SectionChecker;
+import dev.writerfence.testing.SectionEvents;
+import dev.writerfence.testing.SectionReport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -41,42 +43,22 @@ final class EventRecord {
   }
 
   /**
-   * Checks that writes never interleave: every entry is followed by the exit of the same writer and
-   * fencing token before any other entry, every write ran under a fencing token, and tokens never
-   * go back (a token repeats only within one hold: nested writes of one writer).
+   * Checks the events with the project's one overlap checker: writes never interleave, every write
+   * ran under a fencing token, and tokens never go back (a token repeats only within one hold:
+   * nested writes of one writer).
    *
    * @param events the events in file order
-   * @return one line per violation; empty when one writer at a time wrote
+   * @return what the checker found
+   * @throws AssertionError when an exit has no entry before it
    */
-  static List<String> violations(List<Event> events) {
-    List<String> violations = new ArrayList<>();
-    Event open = null;
-    Event lastExit = null;
-    for (Event e : events) {
-      if (e.token() <= 0) {
-        violations.add("written without a fence: " + e);
-      }
-      if (e.kind().equals("enter")) {
-        if (open != null) {
-          violations.add("overlap: " + e + " entered while " + open + " was inside");
-        }
-        if (lastExit != null
-            && (e.token() < lastExit.token()
-                || (e.token() == lastExit.token() && !e.writer().equals(lastExit.writer())))) {
-          violations.add("token order: " + lastExit + " then " + e);
-        }
-        open = e;
-      } else {
-        if (open == null
-            || !open.writer().equals(e.writer())
-            || open.token() != e.token()
-            || !open.key().equals(e.key())) {
-          violations.add("exit without its entry: " + e + " (inside: " + open + ")");
-        }
-        open = null;
-        lastExit = e;
-      }
-    }
-    return violations;
+  static SectionReport check(List<Event> events) {
+    return SectionChecker.checkHolds(
+        SectionEvents.sections(
+            events.stream()
+                .map(
+                    e ->
+                        new SectionEvents.Event(
+                            e.kind().equals("enter"), e.writer(), e.token(), e.key()))
+                .toList()));
   }
 }

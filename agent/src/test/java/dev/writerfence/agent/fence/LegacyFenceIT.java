@@ -57,7 +57,7 @@ class LegacyFenceIT {
 
     List<Event> events = EventRecord.read(bucket);
     assertThat(events).hasSize(100);
-    assertThat(EventRecord.violations(events)).isEmpty();
+    assertThat(EventRecord.check(events).violations()).isEmpty();
     assertThat(events).allSatisfy(e -> assertThat(e.fence()).isEqualTo(fence));
     assertThat(events).allSatisfy(e -> assertThat(e.holder()).isEqualTo("uploader"));
     assertThat(events.stream().map(e -> e.writer().split("/")[0]).distinct()).hasSize(2);
@@ -131,7 +131,7 @@ class LegacyFenceIT {
         .as("one acquire for the walk and its uploads")
         .isEqualTo(1L);
     assertThat(row().get("holder_token")).as("released").isNull();
-    assertThat(EventRecord.violations(EventRecord.read(bucket))).isEmpty();
+    assertThat(EventRecord.check(EventRecord.read(bucket)).violations()).isEmpty();
   }
 
   @Test

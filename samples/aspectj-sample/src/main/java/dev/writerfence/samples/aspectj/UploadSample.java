@@ -23,8 +23,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Several uploaders, started at the same instant, upload batches into one bucket through {@link
- * BucketUploader}; the fence lets one in at a time. Afterwards the bucket's journal is checked: no
- * two batches overlapped, and fencing tokens only grew.
+ * BucketUploader}; the fence lets one in at a time. Afterwards it sums up the bucket's journal; the
+ * sample's test checks that journal: no two batches overlapped, and fencing tokens only grew.
  *
  * <pre>
  * java -cp ... dev.writerfence.samples.aspectj.UploadSample \
@@ -42,7 +42,6 @@ public final class UploadSample {
    *
    * @param args see above
    * @throws IllegalArgumentException on wrong arguments
-   * @throws IllegalStateException when the journal shows an overlap or a token out of order
    * @throws Exception when an upload or the database fails
    */
   public static void main(String[] args) throws Exception {
@@ -57,11 +56,7 @@ public final class UploadSample {
     int uploaders = args.length > 3 ? Integer.parseInt(args[3]) : 2;
     int batches = args.length > 4 ? Integer.parseInt(args[4]) : 10;
 
-    Report report = run(dataSource, root, bucket, uploaders, batches);
-    System.out.println(report);
-    if (!report.clean()) {
-      throw new IllegalStateException("the fence let writers overlap: " + report);
-    }
+    System.out.println(run(dataSource, root, bucket, uploaders, batches));
   }
 
   /**
@@ -124,21 +119,12 @@ public final class UploadSample {
   }
 
   /**
-   * What a bucket's journal shows.
+   * A bucket's journal, summed up.
    *
    * @param batches completed batches ({@code end} lines)
-   * @param overlaps batches that began while another was still open
-   * @param tokenOrderViolations batches whose fencing token was not greater than the one before
    * @param lastToken the fencing token of the last batch, or 0 when there was none
    */
-  public record Report(int batches, int overlaps, int tokenOrderViolations, long lastToken) {
-
-    /**
-     * @return {@code true} when there is no overlap and no token out of order
-     */
-    public boolean clean() {
-      return overlaps == 0 && tokenOrderViolations == 0;
-    }
+  public record Report(int batches, long lastToken) {
 
     /**
      * @param bucketDir a bucket directory written by {@link BucketUploader}
@@ -146,43 +132,22 @@ public final class UploadSample {
      * @throws IOException when the journal cannot be read
      */
     public static Report read(Path bucketDir) throws IOException {
-      List<String> lines =
-          Files.readAllLines(bucketDir.resolve(BucketUploader.JOURNAL), StandardCharsets.UTF_8);
       int batches = 0;
-      int overlaps = 0;
-      int violations = 0;
-      int open = 0;
       long last = 0;
-      for (String line : lines) {
+      for (String line :
+          Files.readAllLines(bucketDir.resolve(BucketUploader.JOURNAL), StandardCharsets.UTF_8)) {
         String[] f = line.split(" ");
-        long token = Long.parseLong(f[1]);
-        if (f[0].equals("begin")) {
-          if (open > 0) {
-            overlaps++;
-          }
-          if (token <= last) {
-            violations++;
-          }
-          last = Math.max(last, token);
-          open++;
-        } else {
-          open--;
+        if (f[0].equals("end")) {
           batches++;
+          last = Math.max(last, Long.parseLong(f[1]));
         }
       }
-      return new Report(batches, overlaps, violations, last);
+      return new Report(batches, last);
     }
 
     @Override
     public String toString() {
-      return "batches "
-          + batches
-          + ", overlaps "
-          + overlaps
-          + ", token order violations "
-          + tokenOrderViolations
-          + ", last fencing token "
-          + lastToken;
+      return "batches " + batches + ", last fencing token " + lastToken;
     }
   }
 }

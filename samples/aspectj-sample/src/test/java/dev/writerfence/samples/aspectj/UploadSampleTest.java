@@ -6,16 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.ProcessFence;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.Section;
+import dev.writerfence.testing.SectionChecker;
+import dev.writerfence.testing.SectionEvents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,27 +41,19 @@ class UploadSampleTest {
           Integer.toString(batches)
         });
 
-    // The journal, read here line by line: begin/end pairs that never interleave, with fencing
+    // The journal, checked by the project's one checker: batches that never overlap, with fencing
     // tokens that strictly increase.
     Path dir = root.resolve(bucket);
     List<String> journal =
         Files.readAllLines(dir.resolve(BucketUploader.JOURNAL), StandardCharsets.UTF_8);
     assertThat(journal).hasSize(2 * uploaders * batches);
-    long previous = 0;
-    Set<String> writers = new HashSet<>();
-    for (int i = 0; i < journal.size(); i += 2) {
-      String[] begin = journal.get(i).split(" ");
-      String[] end = journal.get(i + 1).split(" ");
-      assertThat(begin[0]).as("line %d: %s", i + 1, journal.get(i)).isEqualTo("begin");
-      assertThat(end)
-          .as("line %d: its own end follows each begin", i + 2)
-          .containsExactly("end", begin[1], begin[2]);
-      long token = Long.parseLong(begin[1]);
-      assertThat(token).as("fencing token of batch %d", i / 2 + 1).isGreaterThan(previous);
-      previous = token;
-      writers.add(begin[2]);
-    }
-    assertThat(writers).as("every uploader got its turns").hasSize(uploaders);
+    List<Section> sections =
+        SectionEvents.sections(journal.stream().map(UploadSampleTest::event).toList());
+    assertThat(SectionChecker.check(sections).violations()).isEmpty();
+    assertThat(sections.stream().map(Section::writer).distinct())
+        .as("every uploader got its turns")
+        .hasSize(uploaders);
+    long previous = sections.get(sections.size() - 1).fencingToken();
 
     // Every object carries the token of the last batch, which overwrote all of them.
     for (String part : List.of("part-0", "part-1", "part-2")) {
@@ -69,7 +62,7 @@ class UploadSampleTest {
     // The tokens are the database's: the lease row is free and its counter stopped there.
     assertThat(leaseRow("bucket:" + bucket)).isEqualTo(previous + " free");
     assertThat(UploadSample.Report.read(dir))
-        .isEqualTo(new UploadSample.Report(uploaders * batches, 0, 0, previous));
+        .isEqualTo(new UploadSample.Report(uploaders * batches, previous));
   }
 
   @Test
@@ -113,5 +106,13 @@ class UploadSampleTest {
         return rs.next() ? rs.getLong(1) + (rs.getBoolean(2) ? " free" : " held") : "none";
       }
     }
+  }
+
+  /** A journal line, {@code begin|end TOKEN THREAD}. */
+  private static SectionEvents.Event event(String line) {
+    String[] f = line.split(" ");
+    assertThat(f).as("journal line %s", line).hasSize(3);
+    assertThat(f[0]).as("journal line %s", line).isIn("begin", "end");
+    return new SectionEvents.Event(f[0].equals("begin"), f[2], Long.parseLong(f[1]), "");
   }
 }

@@ -4,7 +4,6 @@ import dev.writerfence.FenceLease;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.stereotype.Service;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -24,15 +23,22 @@ public class BucketWriter {
   public static final String TOKEN = "fencing-token";
 
   private final S3Client s3;
-  private final AtomicInteger inside = new AtomicInteger();
-  private final AtomicInteger overlaps = new AtomicInteger();
 
   public BucketWriter(S3Client s3) {
     this.s3 = s3;
   }
 
-  /** The result of one batch. */
-  public record Batch(String bucket, long fencingToken, int written) {}
+  /**
+   * The result of one batch.
+   *
+   * @param bucket the bucket written
+   * @param fencingToken the fencing token of the lease it was written under
+   * @param written how many objects were written
+   * @param enteredNanos {@code System.nanoTime()} when the batch began, under the lease
+   * @param exitedNanos {@code System.nanoTime()} when it ended, still under the lease
+   */
+  public record Batch(
+      String bucket, long fencingToken, int written, long enteredNanos, long exitedNanos) {}
 
   /**
    * @param bucket the bucket (one fence per bucket: {@code bucket:<name>})
@@ -42,33 +48,19 @@ public class BucketWriter {
    */
   @WriterFenced(value = "bucket:{0}", holder = "bucket-writer", ttlSeconds = 60)
   public Batch put(String bucket, Map<String, String> objects) {
-    if (inside.incrementAndGet() > 1) {
-      overlaps.incrementAndGet(); // only possible if two batches ran at once
-    }
-    try {
-      FenceLease lease = WriterFence.current("bucket:" + bucket).orElseThrow();
-      long token = lease.fencingToken();
-      for (Map.Entry<String, String> object : objects.entrySet()) {
-        long stored = storedToken(bucket, object.getKey());
-        if (stored > token) {
-          throw new StaleWriteException(bucket, object.getKey(), token, stored);
-        }
-        s3.putObject(
-            b ->
-                b.bucket(bucket).key(object.getKey()).metadata(Map.of(TOKEN, Long.toString(token))),
-            RequestBody.fromString(object.getValue()));
+    long entered = System.nanoTime();
+    FenceLease lease = WriterFence.current("bucket:" + bucket).orElseThrow();
+    long token = lease.fencingToken();
+    for (Map.Entry<String, String> object : objects.entrySet()) {
+      long stored = storedToken(bucket, object.getKey());
+      if (stored > token) {
+        throw new StaleWriteException(bucket, object.getKey(), token, stored);
       }
-      return new Batch(bucket, token, objects.size());
-    } finally {
-      inside.decrementAndGet();
+      s3.putObject(
+          b -> b.bucket(bucket).key(object.getKey()).metadata(Map.of(TOKEN, Long.toString(token))),
+          RequestBody.fromString(object.getValue()));
     }
-  }
-
-  /**
-   * @return how often two batches of this process were seen running at the same time (0)
-   */
-  public int overlaps() {
-    return overlaps.get();
+    return new Batch(bucket, token, objects.size(), entered, System.nanoTime());
   }
 
   /**
