@@ -92,7 +92,7 @@ public final class FenceDispatch {
       if (fence == null) {
         // Built on the first fenced call: premain sets up no JDBC, retry or logging. A failure
         // here fails this call (the method does not run) and the next call tries again.
-        WriterFenceSettings s = WriterFenceSettings.fromProperties(settings, java.util.Set.of());
+        WriterFenceSettings s = WriterFenceSettings.fromProperties(settings);
         fence = s.buildFence(s.dataSource());
       }
       return fence;

@@ -68,7 +68,10 @@ public enum Expectation {
     @Override
     void check(WeavingSubject s, LeaseRows rows, String name) {
       WriterFence fence = s.applicationFence();
-      FenceLease lease = fence.tryAcquire(FenceRequest.builder(name).holderLabel("application").build()).orElseThrow();
+      FenceLease lease =
+          fence
+              .tryAcquire(FenceRequest.builder(name).holderLabel("application").build())
+              .orElseThrow();
       try {
         assertJoins(s, rows, name, lease);
       } finally {
