@@ -28,7 +28,8 @@ import java.util.stream.Collectors;
  *
  * <p>One rule holds across modes: a key of this catalog is never an error in any mode, also in a
  * mode that does not read it (one JVM may run the agent, the AspectJ aspect and Spring, all seeing
- * the same {@code -Dwriter-fence.*} system properties). A key outside it is an error in every mode.
+ * the same {@code -Dwriter-fence.*} system properties). A key outside it is an error in every mode
+ * (ADR 23).
  */
 public final class SettingsCatalog {
   /** The prefix of system properties and Spring properties: {@code -Dwriter-fence.ttl=30s}. */
