@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.pg.PgLeaseStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.writerfence.context.HeldFences;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.pg.PgLeaseStore;
 import dev.writerfence.testing.RecordingLeaseStore;
 import java.time.Duration;
@@ -88,7 +89,8 @@ class HeldFenceStackTest extends FenceTestSupport {
     WriterFence fence = fence(store);
 
     Object result =
-        fence.proceed(
+        FencedCalls.proceed(
+            fence,
             request("proceed"),
             String.class,
             () -> {
@@ -103,7 +105,9 @@ class HeldFenceStackTest extends FenceTestSupport {
         fence()
             .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
             .orElseThrow();
-    assertThat(catchThrowable(() -> fence.proceed(request("again"), String.class, () -> "ran")))
+    assertThat(
+            catchThrowable(
+                () -> FencedCalls.proceed(fence, request("again"), String.class, () -> "ran")))
         .isInstanceOf(WriterFenceBusyException.class);
     assertThat(fence.release(theirs)).isTrue();
   }

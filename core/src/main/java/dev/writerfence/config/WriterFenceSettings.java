@@ -1,9 +1,9 @@
 package dev.writerfence.config;
 
-import dev.writerfence.FenceArguments;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.pg.PgLeaseStore;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.writerfence.agent.audit;
 
-import dev.writerfence.FenceArguments;
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentSettings;
+import dev.writerfence.spi.FenceArguments;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Map;

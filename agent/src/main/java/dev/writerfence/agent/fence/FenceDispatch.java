@@ -1,9 +1,10 @@
 package dev.writerfence.agent.fence;
 
-import dev.writerfence.FencedCall;
 import dev.writerfence.WriterFence;
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.spi.FencedCall;
+import dev.writerfence.spi.FencedCalls;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,7 +64,7 @@ public final class FenceDispatch {
       // (Spring AOP, AspectJ, the API): run inside that hold rather than contend with it.
       return null;
     }
-    return new Entered(f.enter(request), spec.exitReturnType());
+    return new Entered(FencedCalls.enter(f, request), spec.exitReturnType());
   }
 
   /**

@@ -2,7 +2,7 @@ package dev.writerfence.store.advisory;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.LeaseStore;
+import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.LeaseStoreContract;
 import dev.writerfence.testing.Pools;
