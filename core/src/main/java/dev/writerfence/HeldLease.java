@@ -192,7 +192,7 @@ final class HeldLease implements FencedCall {
       return false;
     }
     fence.keeper.stop(this, fence.renewalWaitNanos);
-    ProcessLeases.forget(this);
+    ShutdownHook.forget(this);
     boolean freed;
     try {
       freed = fence.releaseRetry.executeSupplier(handle::release);
@@ -269,7 +269,7 @@ final class HeldLease implements FencedCall {
       return;
     }
     fence.keeper.stop(this, deadlineNanos - System.nanoTime());
-    ProcessLeases.forget(this);
+    ShutdownHook.forget(this);
     try {
       boolean freed = handle.release();
       ListenerCalls.notify(() -> fence.listener.released(view, freed));

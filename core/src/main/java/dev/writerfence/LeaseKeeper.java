@@ -134,7 +134,7 @@ final class LeaseKeeper {
     if (kept.remove(k)) {
       cancel(k);
     }
-    ProcessLeases.forget(k);
+    ShutdownHook.forget(k);
     FenceLease lease = k.view;
     LOG.warn(
         "writer-fence: lost the lease on fence '{}' (fencing token {}, holder '{}'): {}",

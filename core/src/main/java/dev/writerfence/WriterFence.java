@@ -448,7 +448,7 @@ public final class WriterFence implements AutoCloseable {
     try {
       kept = !closed.get() && keeper.keep(lease);
       if (kept && releaseOnJvmShutdown) {
-        ProcessLeases.remember(lease);
+        ShutdownHook.remember(lease);
       }
     } catch (Throwable t) { // no timer thread (OutOfMemoryError): unwatched, so give it back now
       lease.releaseAfter(t);

@@ -19,16 +19,16 @@ import org.slf4j.LoggerFactory;
  * not release frees itself at its expiry. A fence is referenced from here only while it holds a
  * lease.
  */
-final class ProcessLeases {
-  private static final Logger LOG = LoggerFactory.getLogger(ProcessLeases.class);
+final class ShutdownHook {
+  private static final Logger LOG = LoggerFactory.getLogger(ShutdownHook.class);
 
   /** How long the shutdown hook may take in all. */
   static final Duration SHUTDOWN_BUDGET = Duration.ofSeconds(2);
 
   private static final Set<HeldLease> HELD = ConcurrentHashMap.newKeySet();
-  private static boolean hookAdded; // guarded by ProcessLeases.class
+  private static boolean hookAdded; // guarded by ShutdownHook.class
 
-  private ProcessLeases() {}
+  private ShutdownHook() {}
 
   /** Records a lease its fence now keeps; registers the shutdown hook with the first one. */
   static void remember(HeldLease lease) {
