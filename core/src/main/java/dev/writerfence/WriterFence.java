@@ -9,7 +9,7 @@ import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.writerfence.context.HeldFences;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FencedCalls;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.RecordingLeaseStore;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

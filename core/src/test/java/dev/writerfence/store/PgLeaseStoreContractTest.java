@@ -2,7 +2,7 @@ package dev.writerfence.store;
 
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.LeaseStoreContract;
 import java.time.Duration;

@@ -49,6 +49,7 @@ final class CallSites {
           "context",
           "config",
           "retry",
+          "spi",
           "store",
           "weaving",
           "spring");

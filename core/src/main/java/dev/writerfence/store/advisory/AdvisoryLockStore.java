@@ -8,7 +8,7 @@ import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.SqlErrors;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -19,7 +19,7 @@ import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.StoreLease;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.LogCapture;
 import dev.writerfence.testing.Pools;

@@ -1,10 +1,8 @@
-package dev.writerfence.store.pg;
+package dev.writerfence.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.WriterFenceUnavailableException;
-import dev.writerfence.spi.SqlErrors;
-import dev.writerfence.spi.TransientLeaseStoreException;
 import java.sql.SQLException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,4 +1,4 @@
-package dev.writerfence.store.pg;
+package dev.writerfence.store.lease;
 
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
