@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The thread's held-fence stack: a hold ends with its fenced call even when the guarded code gave
- * the lease back early, and a nested call re-enters only a hold of the same exclusion domain (the
- * same lease store: one DataSource and schema), never one that merely shares the fence name.
+ * the lease back early, and a nested call re-enters only a hold of the same exclusion domain (an
+ * equal lease store, or one on the same database and schema), never one that merely shares the
+ * fence name.
  */
 class HeldFenceStackTest extends FenceTestSupport {
   private static final String OTHER_SCHEMA = "wf_other_domain";
@@ -210,6 +211,44 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(tokens[0]).isEqualTo(1L).isEqualTo(tokens[1]);
     assertThat(sql.state(name)).isEqualTo("free");
     assertThat(sql.fencingToken(name)).as("one acquire in all").isEqualTo(1L);
+  }
+
+  @Test
+  void fencesOnOtherDataSourceObjectsOfTheSameDatabaseAndSchemaAreOneDomain() throws Exception {
+    WriterFence first = fence(DB.dataSource()).build();
+    WriterFence second = fence(DB.dataSource()).build();
+    assertThat(first.store).isNotEqualTo(second.store);
+
+    long inner =
+        first.call(
+            request("first"), () -> second.call(request("second"), () -> sql.fencingToken(name)));
+
+    assertThat(inner).as("one acquire in all").isEqualTo(1L);
+    assertThat(sql.state(name)).isEqualTo("free");
+  }
+
+  @Test
+  void leaseStoresNameTheirDomainByDatabaseAndSchema() {
+    PgLeaseStore store = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
+    PgLeaseStore sameRows = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
+    PgLeaseStore otherSchema =
+        new PgLeaseStore(DB.dataSource(), OTHER_SCHEMA, Duration.ofSeconds(10));
+
+    assertThat(store.exclusionDomain()).isPresent().isEqualTo(sameRows.exclusionDomain());
+    assertThat(store.exclusionDomain().orElseThrow()).endsWith("/postgres/" + SCHEMA);
+    assertThat(otherSchema.exclusionDomain()).isPresent().isNotEqualTo(store.exclusionDomain());
+  }
+
+  @Test
+  void aRoleWithoutPrivilegesNamesTheSameDomain() {
+    DB.execute(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'wf_plain') THEN"
+            + " CREATE ROLE wf_plain LOGIN; END IF; END $$");
+    PgLeaseStore owner = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
+    PgLeaseStore plain =
+        new PgLeaseStore(DB.dataSource("wf_plain", null), SCHEMA, Duration.ofSeconds(10));
+
+    assertThat(plain.exclusionDomain()).isPresent().isEqualTo(owner.exclusionDomain());
   }
 
   @Test

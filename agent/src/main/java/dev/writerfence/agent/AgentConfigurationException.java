@@ -12,4 +12,14 @@ public class AgentConfigurationException extends RuntimeException {
   public AgentConfigurationException(String message) {
     super(message);
   }
+
+  /**
+   * @param e a rule of the settings catalog broken, its message naming the key, value and rule
+   * @return the same message as the agent's
+   */
+  public static AgentConfigurationException of(IllegalArgumentException e) {
+    return new AgentConfigurationException(
+        "writer-fence agent: "
+            + String.valueOf(e.getMessage()).replaceFirst("^writer-fence: ", ""));
+  }
 }

@@ -1,12 +1,11 @@
 package dev.writerfence.agent;
 
 import java.lang.instrument.Instrumentation;
-import java.util.Set;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
  * One thing the agent does (fence configured methods, audit storage writes). The agent asks each
- * feature for the setting keys it reads, so an unknown key is an error at start-up; then, in
+ * settings against the settings catalog, so a key no mode reads is an error at start-up; then, in
  * premain, {@link #prepare} each enabled feature, which answers a {@link Prefilter}; and only when
  * the first class passing a prefilter loads (or at start, when a prefilter asks for it, and always
  * for {@code agentmain}) builds Byte Buddy and lets each enabled feature {@link #install} its
@@ -14,12 +13,6 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  * Byte Buddy, and a JVM that loads none never loads Byte Buddy at all.
  */
 public interface AgentFeature {
-  /**
-   * @return the setting keys this feature reads, without the {@code writer-fence.} prefix (for
-   *     example {@code audit.mode}); a key ending in {@code .*} accepts every key under that prefix
-   */
-  Set<String> keys();
-
   /**
    * @param settings the agent's settings
    * @return {@code true} when the settings turn this feature on

@@ -1,25 +1,25 @@
 package dev.writerfence.agent;
 
+import dev.writerfence.config.Setting;
+import dev.writerfence.config.SettingsCatalog;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
- * The agent's settings, under the same names as every other mode's: from the properties file named
+ * The agent's settings, with the names of {@link SettingsCatalog}: from the properties file named
  * by the agent argument {@code config=FILE}, then from {@code -Dwriter-fence.*} system properties,
  * which win. Keys in the file may carry the {@code writer-fence.} prefix or not.
  */
 public final class AgentSettings {
   /** The prefix of every system property the agent reads. */
-  public static final String PREFIX = "writer-fence.";
+  public static final String PREFIX = SettingsCatalog.PREFIX;
 
   private final Map<String, String> values;
   private final String source;
@@ -104,29 +104,31 @@ public final class AgentSettings {
   }
 
   /**
-   * @param known the accepted keys; a key ending in {@code .*} accepts every key under its prefix
-   * @throws AgentConfigurationException naming the first unknown key and the accepted ones
+   * Refuses a key that no mode reads. Every key of {@link SettingsCatalog} passes, also those only
+   * Spring or the process fence reads: one JVM may run the agent beside them on the same {@code
+   * -Dwriter-fence.*} properties.
+   *
+   * @throws AgentConfigurationException naming the first unknown key and the known ones
    */
-  public void rejectUnknown(Collection<String> known) {
+  public void rejectUnknown() {
     for (String key : values.keySet()) {
-      if (!accepts(known, key)) {
-        throw new AgentConfigurationException(
-            "writer-fence agent: unknown setting '"
-                + key
-                + "' (from "
-                + source
-                + "); known settings: "
-                + String.join(", ", new TreeSet<>(known)));
+      if (!SettingsCatalog.isKnown(key)) {
+        throw AgentConfigurationException.of(SettingsCatalog.unknown(key, source));
       }
     }
   }
 
-  private static boolean accepts(Collection<String> known, String key) {
-    for (String k : known) {
-      if (k.equals(key) || (k.endsWith(".*") && key.startsWith(k.substring(0, k.length() - 1)))) {
-        return true;
-      }
+  /**
+   * @param setting a setting of the catalog
+   * @param <T> what its values parse to
+   * @return its parsed value; empty when not set or blank
+   * @throws AgentConfigurationException naming the key, the value and what is allowed
+   */
+  public <T> Optional<T> get(Setting<T> setting) {
+    try {
+      return get(setting.key()).map(setting::parse);
+    } catch (IllegalArgumentException e) {
+      throw AgentConfigurationException.of(e);
     }
-    return false;
   }
 }

@@ -2,9 +2,7 @@ package dev.writerfence.agent;
 
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import net.bytebuddy.dynamic.loading.ClassInjector;
 
 /**
@@ -84,11 +82,7 @@ public final class WriterFenceAgent {
     List<AgentFeature> enabled = new ArrayList<>();
     try {
       settings = AgentSettings.load(agentArgs, System.getProperties());
-      Set<String> known = new LinkedHashSet<>();
-      for (AgentFeature feature : AgentFeatures.all()) {
-        known.addAll(feature.keys());
-      }
-      settings.rejectUnknown(known);
+      settings.rejectUnknown();
       for (AgentFeature feature : AgentFeatures.all()) {
         if (feature.enabled(settings)) {
           enabled.add(feature);

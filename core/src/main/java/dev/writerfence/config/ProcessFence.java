@@ -2,7 +2,6 @@ package dev.writerfence.config;
 
 import dev.writerfence.WriterFence;
 import java.util.Properties;
-import java.util.Set;
 
 /**
  * The process-wide fence that advice without a container uses (the AspectJ aspect, the agent). Set
@@ -35,7 +34,7 @@ public final class ProcessFence {
     synchronized (ProcessFence.class) {
       if (defaultFence == null) {
         Properties props = System.getProperties();
-        WriterFenceSettings settings = WriterFenceSettings.fromProperties(props, agentKeys());
+        WriterFenceSettings settings = WriterFenceSettings.fromProperties(props);
         if (!settings.hasDataSource()) {
           throw new IllegalStateException(
               "writer-fence: no WriterFence is configured, so no lease can be confirmed and the"
@@ -46,10 +45,5 @@ public final class ProcessFence {
       }
       return defaultFence;
     }
-  }
-
-  /** Keys other parts read from the same system properties. */
-  private static Set<String> agentKeys() {
-    return Set.of("fence-name", "audit.mode", "audit.report");
   }
 }

@@ -2,54 +2,26 @@ package dev.writerfence.config;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
-import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
- * The settings every weaving mode shares, under the names of the design (§7): {@code holder},
- * {@code ttl}, {@code retry.max-attempts}, {@code retry.initial-interval}, {@code
- * retry.multiplier}, {@code retry.max-interval}, {@code backend}, {@code datasource.url}, {@code
- * datasource.username}, {@code datasource.password}, {@code schema}, {@code query-timeout}, {@code
- * renew-interval} (a duration of at least 100 ms, or {@code off}; unset: a third of each lease's
- * TTL).
+ * The settings of the fence that {@link ProcessFence} and the agent build: the {@code
+ * writer-fence.*} keys that {@link SettingsCatalog} marks as read by {@link
+ * SettingsCatalog.Mode#PROCESS_FENCE}. Every other key of the catalog is accepted and ignored (the
+ * agent, the audit or Spring reads it); a key outside the catalog is an error.
  *
  * <p>Durations carry a unit: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, or ISO-8601
  * ({@code PT30S}). Immutable.
  */
 public final class WriterFenceSettings {
   /** The prefix of system properties: {@code -Dwriter-fence.ttl=30s}. */
-  public static final String PREFIX = "writer-fence.";
-
-  /** The keys read here, without the prefix. */
-  public static final Set<String> KEYS =
-      Set.of(
-          "holder",
-          "ttl",
-          "retry.max-attempts",
-          "retry.initial-interval",
-          "retry.multiplier",
-          "retry.max-interval",
-          "backend",
-          "datasource.url",
-          "datasource.username",
-          "datasource.password",
-          "schema",
-          "query-timeout",
-          "renew-interval");
-
-  private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)");
+  public static final String PREFIX = SettingsCatalog.PREFIX;
 
   private final Map<String, String> values;
 
@@ -61,43 +33,48 @@ public final class WriterFenceSettings {
    * Reads {@code writer-fence.*} entries; other entries are ignored.
    *
    * @param properties for example {@link System#getProperties()}
-   * @param otherKeys keys (without the prefix) that another part reads, such as the agent's {@code
-   *     audit.mode}; any other unknown key is an error
    * @return the settings
-   * @throws IllegalArgumentException naming an unknown key and the allowed ones
+   * @throws IllegalArgumentException naming a key that is not in {@link SettingsCatalog}, and the
+   *     known ones
    */
-  public static WriterFenceSettings fromProperties(Properties properties, Set<String> otherKeys) {
+  public static WriterFenceSettings fromProperties(Properties properties) {
     Map<String, String> values = new TreeMap<>();
     for (String name : properties.stringPropertyNames()) {
       if (!name.startsWith(PREFIX)) {
         continue;
       }
       String key = name.substring(PREFIX.length());
-      if (!KEYS.contains(key) && !otherKeys.contains(key)) {
-        throw new IllegalArgumentException(
-            "writer-fence: unknown setting '"
-                + name
-                + "'; known settings: "
-                + new java.util.TreeSet<>(KEYS));
+      if (!SettingsCatalog.isKnown(key)) {
+        throw SettingsCatalog.unknown(name, "-D" + PREFIX + "* system properties");
       }
-      values.put(key, properties.getProperty(name).trim());
+      values.put(key, properties.getProperty(name).strip());
     }
     return new WriterFenceSettings(values);
   }
 
   /**
-   * @param key a key without the prefix
-   * @return its value, if set
+   * @param setting a setting of the catalog
+   * @return its value as given, if set
    */
-  public Optional<String> get(String key) {
-    return Optional.ofNullable(values.get(key));
+  public Optional<String> text(Setting<?> setting) {
+    return Optional.ofNullable(values.get(setting.key()));
+  }
+
+  /**
+   * @param setting a setting of the catalog
+   * @param <T> what its values parse to
+   * @return its parsed value, if set
+   * @throws IllegalArgumentException naming the key, the value and what is allowed
+   */
+  public <T> Optional<T> get(Setting<T> setting) {
+    return text(setting).map(setting::parse);
   }
 
   /**
    * @return {@code true} when {@code datasource.url} is set
    */
   public boolean hasDataSource() {
-    return values.containsKey("datasource.url");
+    return values.containsKey(SettingsCatalog.DATASOURCE_URL.key());
   }
 
   /**
@@ -117,8 +94,8 @@ public final class WriterFenceSettings {
   public DataSource dataSource() {
     return DataSources.create(
         url(),
-        get("datasource.username").orElse(null),
-        get("datasource.password").orElse(null),
+        get(SettingsCatalog.DATASOURCE_USERNAME).orElse(null),
+        get(SettingsCatalog.DATASOURCE_PASSWORD).orElse(null),
         queryTimeout());
   }
 
@@ -131,39 +108,19 @@ public final class WriterFenceSettings {
    */
   public void check() {
     url();
-    backend();
-    get("schema").ifPresent(v -> FenceSchema.checkIdentifier("schema", v));
-    get("holder").ifPresent(FenceArguments::holderLabel);
-    get("ttl").ifPresent(v -> FenceArguments.ttlSeconds(duration("ttl", v)));
-    get("renew-interval")
-        .filter(v -> !"off".equals(v))
-        .ifPresent(v -> FenceArguments.renewInterval(duration("renew-interval", v)));
-    queryTimeout();
+    for (Setting<?> setting : SettingsCatalog.readBy(SettingsCatalog.Mode.PROCESS_FENCE)) {
+      get(setting);
+    }
     retryPolicy();
   }
 
   private String url() {
-    String url =
-        get("datasource.url")
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "writer-fence: setting 'writer-fence.datasource.url' is missing; give a"
-                            + " JDBC URL such as jdbc:postgresql://127.0.0.1:5432/app"));
-    if (!url.startsWith("jdbc:postgresql:")) {
-      throw new IllegalArgumentException(
-          "writer-fence: datasource.url '" + url + "' is not allowed: a jdbc:postgresql: URL");
-    }
-    return url;
-  }
-
-  private String backend() {
-    String backend = get("backend").orElse("lease");
-    if (!backend.equals("lease") && !backend.equals("advisory")) {
-      throw new IllegalArgumentException(
-          "writer-fence: backend '" + backend + "' is not allowed: lease or advisory");
-    }
-    return backend;
+    return get(SettingsCatalog.DATASOURCE_URL)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "writer-fence: setting 'writer-fence.datasource.url' is missing; give a"
+                        + " JDBC URL such as jdbc:postgresql://127.0.0.1:5432/app"));
   }
 
   /**
@@ -182,27 +139,30 @@ public final class WriterFenceSettings {
    *     self-check cannot reach the database
    */
   public WriterFence buildFence(DataSource dataSource) {
+    String schema =
+        get(SettingsCatalog.SCHEMA).orElse(SettingsCatalog.SCHEMA.parsedDefault().orElseThrow());
+    String backend = get(SettingsCatalog.BACKEND).orElse("lease");
     WriterFence.Builder b =
-        switch (backend()) {
+        switch (backend) {
           case "lease" -> WriterFence.builder(dataSource);
           case "advisory" ->
               WriterFence.builder(
                   AdvisoryLockStore.builder(dataSource)
-                      .schema(get("schema").orElse(FenceSchema.DEFAULT_SCHEMA))
+                      .schema(schema)
                       .queryTimeout(queryTimeout())
                       .build());
-          default -> throw new IllegalStateException("unreachable: backend() checked it");
+          default -> throw new IllegalStateException("unreachable: the catalog checked " + backend);
         };
-    get("schema").ifPresent(v -> b.schema(FenceSchema.checkIdentifier("schema", v)));
-    get("holder").ifPresent(v -> b.defaultHolderLabel(FenceArguments.holderLabel(v)));
-    get("ttl").ifPresent(v -> b.defaultTtl(duration("ttl", v)));
-    get("renew-interval")
+    b.schema(schema);
+    get(SettingsCatalog.HOLDER).ifPresent(b::defaultHolderLabel);
+    get(SettingsCatalog.TTL).ifPresent(b::defaultTtl);
+    get(SettingsCatalog.RENEW_INTERVAL)
         .ifPresent(
-            v -> {
-              if ("off".equals(v)) {
+            d -> {
+              if (d.isZero()) {
                 b.withoutRenewal();
               } else {
-                b.renewInterval(duration("renew-interval", v));
+                b.renewInterval(d);
               }
             });
     b.queryTimeout(queryTimeout());
@@ -215,12 +175,7 @@ public final class WriterFenceSettings {
    * @throws IllegalArgumentException naming the value when it is not a duration of at least 1 s
    */
   public Duration queryTimeout() {
-    Duration timeout =
-        get("query-timeout")
-            .map(v -> duration("query-timeout", v))
-            .orElse(WriterFence.DEFAULT_QUERY_TIMEOUT);
-    PgLeaseStore.queryTimeoutSeconds(timeout);
-    return timeout;
+    return get(SettingsCatalog.QUERY_TIMEOUT).orElse(WriterFence.DEFAULT_QUERY_TIMEOUT);
   }
 
   /**
@@ -229,73 +184,22 @@ public final class WriterFenceSettings {
    */
   public BusyRetryPolicy retryPolicy() {
     BusyRetryPolicy p = BusyRetryPolicy.defaults();
-    Optional<String> v = get("retry.max-attempts");
-    if (v.isPresent()) {
-      p = p.withMaxAttempts(integer("retry.max-attempts", v.get()));
+    Optional<Integer> attempts = get(SettingsCatalog.RETRY_MAX_ATTEMPTS);
+    if (attempts.isPresent()) {
+      p = p.withMaxAttempts(attempts.get());
     }
-    v = get("retry.initial-interval");
-    if (v.isPresent()) {
-      p = p.withInitialInterval(duration("retry.initial-interval", v.get()));
+    Optional<Duration> initial = get(SettingsCatalog.RETRY_INITIAL_INTERVAL);
+    if (initial.isPresent()) {
+      p = p.withInitialInterval(initial.get());
     }
-    v = get("retry.multiplier");
-    if (v.isPresent()) {
-      p = p.withMultiplier(decimal("retry.multiplier", v.get()));
+    Optional<Double> multiplier = get(SettingsCatalog.RETRY_MULTIPLIER);
+    if (multiplier.isPresent()) {
+      p = p.withMultiplier(multiplier.get());
     }
-    v = get("retry.max-interval");
-    if (v.isPresent()) {
-      p = p.withMaxInterval(duration("retry.max-interval", v.get()));
+    Optional<Duration> max = get(SettingsCatalog.RETRY_MAX_INTERVAL);
+    if (max.isPresent()) {
+      p = p.withMaxInterval(max.get());
     }
     return p;
-  }
-
-  /**
-   * Parses a duration with a unit.
-   *
-   * @param key the setting, for the message
-   * @param value {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601 such as {@code
-   *     PT30S}
-   * @return the duration
-   * @throws IllegalArgumentException naming the key, the value and the accepted forms
-   */
-  public static Duration duration(String key, String value) {
-    Matcher m = DURATION.matcher(value.trim());
-    if (m.matches()) {
-      long n = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
-      };
-    }
-    try {
-      return Duration.parse(value.trim());
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(
-          "writer-fence: "
-              + key
-              + " '"
-              + value
-              + "' is not a duration: write a number with a unit (500ms, 30s, 2m, 1h) or"
-              + " ISO-8601 (PT30S)");
-    }
-  }
-
-  private static int integer(String key, String value) {
-    try {
-      return Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "writer-fence: " + key + " '" + value + "' is not a whole number");
-    }
-  }
-
-  private static double decimal(String key, String value) {
-    try {
-      return Double.parseDouble(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "writer-fence: " + key + " '" + value + "' is not a number");
-    }
   }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.WriterFence;
 import java.time.Duration;
 import java.util.Properties;
-import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -73,6 +72,6 @@ class ProcessFenceTest {
     for (int i = 0; i < keyValues.length; i += 2) {
       properties.setProperty(keyValues[i], keyValues[i + 1]);
     }
-    return WriterFenceSettings.fromProperties(properties, Set.of());
+    return WriterFenceSettings.fromProperties(properties);
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Properties;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** {@link WriterFenceSettings#check()}: every value named before anything connects. */
@@ -51,6 +50,6 @@ class SettingsCheckTest {
       int eq = line.indexOf('=');
       p.setProperty(WriterFenceSettings.PREFIX + line.substring(0, eq), line.substring(eq + 1));
     }
-    return WriterFenceSettings.fromProperties(p, Set.of());
+    return WriterFenceSettings.fromProperties(p);
   }
 }

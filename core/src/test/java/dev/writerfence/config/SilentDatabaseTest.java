@@ -14,7 +14,6 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -66,7 +65,7 @@ class SilentDatabaseTest {
     Properties properties = new Properties();
     properties.setProperty("writer-fence.datasource.url", url());
     properties.setProperty("writer-fence.query-timeout", QUERY_TIMEOUT.toSeconds() + "s");
-    WriterFenceSettings settings = WriterFenceSettings.fromProperties(properties, Set.of());
+    WriterFenceSettings settings = WriterFenceSettings.fromProperties(properties);
 
     assertUnavailableInTime(settings::dataSource, settings);
   }
@@ -77,7 +76,7 @@ class SilentDatabaseTest {
     Properties properties = new Properties();
     properties.setProperty("writer-fence.datasource.url", url());
     properties.setProperty("writer-fence.query-timeout", QUERY_TIMEOUT.toSeconds() + "s");
-    WriterFenceSettings settings = WriterFenceSettings.fromProperties(properties, Set.of());
+    WriterFenceSettings settings = WriterFenceSettings.fromProperties(properties);
 
     assertUnavailableInTime(() -> DataSources.unpooled(url(), null, null, QUERY_TIMEOUT), settings);
   }

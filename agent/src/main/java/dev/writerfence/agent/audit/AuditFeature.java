@@ -5,7 +5,6 @@ import dev.writerfence.agent.AgentSettings;
 import dev.writerfence.agent.Prefilter;
 import java.lang.instrument.Instrumentation;
 import java.util.List;
-import java.util.Set;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
@@ -17,11 +16,6 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  */
 public final class AuditFeature implements AgentFeature {
   private List<ClientAudit> clients;
-
-  @Override
-  public Set<String> keys() {
-    return AuditSettings.KEYS;
-  }
 
   @Override
   public boolean enabled(AgentSettings settings) {

@@ -1,6 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentConfigurationException;
+import dev.writerfence.config.SettingsCatalog;
 import java.util.Locale;
 
 /** {@code writer-fence.audit.mode}: what happens to a storage write made while no fence is held. */
@@ -19,10 +20,10 @@ public enum AuditMode {
    */
   public static AuditMode parse(String value) {
     try {
-      return valueOf(value.strip().toUpperCase(Locale.ROOT));
+      // The catalog holds the words; each is the name of a constant here (AuditSettingsTest).
+      return valueOf(SettingsCatalog.AUDIT_MODE.parse(value).toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new AgentConfigurationException(
-          "writer-fence agent: audit.mode '" + value + "' is not allowed; use off, log or enforce");
+      throw AgentConfigurationException.of(e);
     }
   }
 }

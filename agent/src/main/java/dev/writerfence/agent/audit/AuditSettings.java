@@ -2,12 +2,11 @@ package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentSettings;
-import dev.writerfence.spi.FenceArguments;
-import java.nio.file.InvalidPathException;
+import dev.writerfence.config.Setting;
+import dev.writerfence.config.SettingsCatalog;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -24,16 +23,7 @@ public record AuditSettings(
     Optional<Path> report,
     Optional<String> requiredFence,
     Map<String, String> requiredFencePerClient) {
-  /** The keys the audit reads ({@code audit.paths} belongs to the file-write instrumentation). */
-  public static final Set<String> KEYS =
-      Set.of(
-          "audit.mode",
-          "audit.report",
-          "audit.require-fence",
-          "audit.require-fence.*",
-          "audit.paths");
-
-  private static final String PER_CLIENT = "audit.require-fence.";
+  private static final Setting<String> PER_CLIENT = SettingsCatalog.AUDIT_REQUIRE_FENCE_PER_CLIENT;
 
   /**
    * @param settings the agent's settings
@@ -41,15 +31,16 @@ public record AuditSettings(
    * @throws AgentConfigurationException when a value is bad, naming it and what is allowed
    */
   public static AuditSettings from(AgentSettings settings) {
-    AuditMode mode = settings.get("audit.mode").map(AuditMode::parse).orElse(AuditMode.OFF);
-    Optional<Path> report = settings.get("audit.report").map(AuditSettings::path);
-    Optional<String> required =
-        settings.get("audit.require-fence").map(v -> fenceName("audit.require-fence", v));
+    AuditMode mode =
+        settings.get(SettingsCatalog.AUDIT_MODE).map(AuditMode::parse).orElse(AuditMode.OFF);
+    Optional<Path> report = settings.get(SettingsCatalog.AUDIT_REPORT).map(Path::toAbsolutePath);
+    Optional<String> required = settings.get(SettingsCatalog.AUDIT_REQUIRE_FENCE);
     Map<String, String> perClient = new TreeMap<>();
     for (Map.Entry<String, String> e : settings.asMap().entrySet()) {
-      if (e.getKey().startsWith(PER_CLIENT) && !e.getValue().isEmpty()) {
+      if (PER_CLIENT.matches(e.getKey()) && !e.getValue().isEmpty()) {
         perClient.put(
-            e.getKey().substring(PER_CLIENT.length()), fenceName(e.getKey(), e.getValue()));
+            e.getKey().substring(PER_CLIENT.familyPrefix().length()),
+            fenceName(e.getKey(), e.getValue()));
       }
     }
     return new AuditSettings(mode, report, required, Map.copyOf(perClient));
@@ -64,20 +55,11 @@ public record AuditSettings(
     return perClient != null ? perClient : requiredFence.orElse(null);
   }
 
-  private static Path path(String value) {
-    try {
-      return Path.of(value).toAbsolutePath();
-    } catch (InvalidPathException e) {
-      throw new AgentConfigurationException(
-          "writer-fence agent: audit.report '" + value + "' is not a file path: " + e.getReason());
-    }
-  }
-
   private static String fenceName(String key, String value) {
     try {
-      return FenceArguments.fenceName(value);
+      return PER_CLIENT.parse(key, value);
     } catch (IllegalArgumentException e) {
-      throw new AgentConfigurationException("writer-fence agent: " + key + ": " + e.getMessage());
+      throw AgentConfigurationException.of(e);
     }
   }
 }

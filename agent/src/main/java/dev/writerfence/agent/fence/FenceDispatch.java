@@ -1,8 +1,8 @@
 package dev.writerfence.agent.fence;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.context.HeldFences;
 import dev.writerfence.spi.FencedCall;
 import dev.writerfence.spi.FencedCalls;
 import java.util.Map;
@@ -59,9 +59,10 @@ public final class FenceDispatch {
     }
     WriterFence f = fence();
     var request = spec.request(args, f.defaultRetryPolicy());
-    if (HeldFenceStack.holds(request.fenceName())) {
-      // This thread holds the name already, maybe through the application's own copy of core
-      // (Spring AOP, AspectJ, the API): run inside that hold rather than contend with it.
+    if (HeldFences.holdsInDomain(FencedCalls.store(f), request.fenceName())) {
+      // This thread holds the name in the agent fence's domain, maybe through the application's
+      // own copy of core (Spring AOP, AspectJ, the API) on the same database and schema: run
+      // inside that hold rather than contend with it. A hold of another domain is another fence.
       return null;
     }
     return new Entered(FencedCalls.enter(f, request), spec.exitReturnType());
@@ -92,7 +93,7 @@ public final class FenceDispatch {
       if (fence == null) {
         // Built on the first fenced call: premain sets up no JDBC, retry or logging. A failure
         // here fails this call (the method does not run) and the next call tries again.
-        WriterFenceSettings s = WriterFenceSettings.fromProperties(settings, java.util.Set.of());
+        WriterFenceSettings s = WriterFenceSettings.fromProperties(settings);
         fence = s.buildFence(s.dataSource());
       }
       return fence;

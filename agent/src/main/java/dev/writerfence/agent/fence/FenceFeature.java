@@ -14,14 +14,13 @@ import dev.writerfence.agent.AgentLog;
 import dev.writerfence.agent.AgentSettings;
 import dev.writerfence.agent.FailClosed;
 import dev.writerfence.agent.Prefilter;
+import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.config.WriterFenceSettings;
 import java.lang.instrument.Instrumentation;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
-import java.util.TreeSet;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
@@ -41,8 +40,6 @@ import net.bytebuddy.matcher.ElementMatchers;
  * the fence (JDBC, retry, logging) on the first fenced call.
  */
 public final class FenceFeature implements AgentFeature {
-  private static final String METHODS = "fence.methods";
-  private static final String FENCE_NAME = "fence-name";
 
   /** Never scanned for {@code @WriterFenced}: the JDK's packages and the agent's own. */
   private static final List<String> PLATFORM =
@@ -54,16 +51,10 @@ public final class FenceFeature implements AgentFeature {
   public FenceFeature() {}
 
   @Override
-  public Set<String> keys() {
-    Set<String> keys = new TreeSet<>(WriterFenceSettings.KEYS);
-    keys.add(METHODS);
-    keys.add(FENCE_NAME);
-    return keys;
-  }
-
-  @Override
   public boolean enabled(AgentSettings settings) {
-    boolean on = settings.get(METHODS).isPresent() || settings.get("datasource.url").isPresent();
+    boolean on =
+        settings.get(SettingsCatalog.FENCE_METHODS.key()).isPresent()
+            || settings.get(SettingsCatalog.DATASOURCE_URL.key()).isPresent();
     if (on) {
       check(settings);
     }
@@ -145,36 +136,32 @@ public final class FenceFeature implements AgentFeature {
   /** Checks what premain can check without JDBC: the patterns, the data source, every value. */
   private static void check(AgentSettings settings) {
     patterns(settings);
-    if (settings.get("datasource.url").isEmpty()) {
+    if (settings.get(SettingsCatalog.DATASOURCE_URL.key()).isEmpty()) {
       throw new AgentConfigurationException(
           "writer-fence agent: fence.methods is set but datasource.url is not: without a database"
               + " no lease can be confirmed; set datasource.url=jdbc:postgresql://HOST:PORT/DB");
     }
     try {
-      WriterFenceSettings.fromProperties(fenceSettings(settings), Set.of()).check();
+      WriterFenceSettings.fromProperties(fenceSettings(settings)).check();
     } catch (IllegalArgumentException e) {
-      throw new AgentConfigurationException("writer-fence agent: " + e.getMessage());
+      throw AgentConfigurationException.of(e);
     }
   }
 
   private static List<MethodPattern> patterns(AgentSettings settings) {
-    Optional<String> methods = settings.get(METHODS);
+    Optional<String> methods = settings.get(SettingsCatalog.FENCE_METHODS);
     return methods.isEmpty()
         ? List.of()
-        : MethodPattern.parseAll(methods.get(), settings.get(FENCE_NAME));
+        : MethodPattern.parseAll(methods.get(), settings.get(SettingsCatalog.FENCE_NAME));
   }
 
-  /** The settings core reads, under its {@code writer-fence.} prefix. */
+  /**
+   * The settings, under the {@code writer-fence.} prefix, for core's parser: it reads the keys of
+   * the fence and accepts the others of the catalog.
+   */
   private static Properties fenceSettings(AgentSettings settings) {
     Properties p = new Properties();
-    settings
-        .asMap()
-        .forEach(
-            (k, v) -> {
-              if (WriterFenceSettings.KEYS.contains(k)) {
-                p.setProperty(WriterFenceSettings.PREFIX + k, v);
-              }
-            });
+    settings.asMap().forEach((k, v) -> p.setProperty(SettingsCatalog.PREFIX + k, v));
     return p;
   }
 

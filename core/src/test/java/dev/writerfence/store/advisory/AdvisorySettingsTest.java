@@ -11,7 +11,6 @@ import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.testing.FenceNames;
 import java.util.Properties;
-import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +22,7 @@ class AdvisorySettingsTest {
     p.setProperty("writer-fence.backend", backend);
     p.setProperty("writer-fence.datasource.url", DB.jdbcUrl());
     p.setProperty("writer-fence.datasource.username", "postgres");
-    return WriterFenceSettings.fromProperties(p, Set.of());
+    return WriterFenceSettings.fromProperties(p);
   }
 
   @Test

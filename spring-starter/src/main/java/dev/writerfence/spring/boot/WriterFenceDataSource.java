@@ -3,7 +3,6 @@ package dev.writerfence.spring.boot;
 import dev.writerfence.config.WriterFenceSettings;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -55,7 +54,7 @@ public final class WriterFenceDataSource implements DisposableBean {
     put(p, "datasource.username", ds.getUsername());
     put(p, "datasource.password", ds.getPassword());
     put(p, "query-timeout", properties.getQueryTimeout().toMillis() + "ms");
-    DataSource pool = WriterFenceSettings.fromProperties(p, Set.of()).dataSource();
+    DataSource pool = WriterFenceSettings.fromProperties(p).dataSource();
     if (properties.isAdvisory() && HIKARI) {
       Hikari.growTo(pool, properties.getAdvisory().getPoolSize() + 1);
     }

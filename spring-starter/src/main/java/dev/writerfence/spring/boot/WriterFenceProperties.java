@@ -1,6 +1,7 @@
 package dev.writerfence.spring.boot;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
@@ -10,18 +11,24 @@ import java.time.Duration;
 import java.util.Optional;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.env.Environment;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 /**
- * The {@code writer-fence.*} settings, under the names the core, the AspectJ aspect and the CLI
- * share. Durations take a unit: {@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601.
+ * The {@code writer-fence.*} settings the starter reads, under the names of the core's {@link
+ * SettingsCatalog} (which also says which keys only other modes read). Durations take a unit:
+ * {@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601.
  *
  * <p>Checked at binding time by the same rules as the core: a bad value stops the start-up with a
- * message naming the property, its value and the rule.
+ * message naming the property, its value and the rule. The keys are judged by the core's {@link
+ * SettingsCatalog}, not by what this class binds: a key of the catalog that only the agent or the
+ * process fence reads (the same {@code -Dwriter-fence.*} system properties reach Spring) is
+ * accepted and left alone; any other {@code writer-fence.*} key stops the start-up naming it.
  */
-@ConfigurationProperties(prefix = WriterFenceProperties.PREFIX, ignoreUnknownFields = false)
-public class WriterFenceProperties implements Validator {
+@ConfigurationProperties(prefix = WriterFenceProperties.PREFIX)
+public class WriterFenceProperties implements Validator, EnvironmentAware {
   /** The prefix of every setting. */
   public static final String PREFIX = "writer-fence";
 
@@ -88,21 +95,8 @@ public class WriterFenceProperties implements Validator {
    */
   private final Datasource datasource = new Datasource();
 
-  /**
-   * The agent's default fence name ({@code writer-fence.fence-name}): read by the {@code
-   * -javaagent} only. Accepted here, like {@code audit.*} and {@code fence.methods}, because Spring
-   * sees the {@code -Dwriter-fence.*} system properties that configure the agent too, and this
-   * class refuses unknown keys.
-   */
-  private String fenceName;
-
-  /** The agent's audit ({@code writer-fence.audit.*}): read by the {@code -javaagent} only. */
-  private final Audit audit = new Audit();
-
-  /**
-   * The agent's fenced methods ({@code writer-fence.fence.*}): read by the {@code -javaagent} only.
-   */
-  private final Fence fence = new Fence();
+  /** Set by Spring before binding: where the {@code writer-fence.*} keys are judged. */
+  private Environment environment;
 
   public boolean isEnabled() {
     return enabled;
@@ -234,22 +228,6 @@ public class WriterFenceProperties implements Validator {
     return datasource;
   }
 
-  public String getFenceName() {
-    return fenceName;
-  }
-
-  public void setFenceName(String fenceName) {
-    this.fenceName = fenceName;
-  }
-
-  public Audit getAudit() {
-    return audit;
-  }
-
-  public Fence getFence() {
-    return fence;
-  }
-
   /**
    * @return the busy retry policy these settings describe
    * @throws IllegalArgumentException naming the setting whose value breaks its rule
@@ -268,8 +246,25 @@ public class WriterFenceProperties implements Validator {
   }
 
   @Override
+  public void setEnvironment(Environment environment) {
+    this.environment = environment;
+  }
+
+  @Override
   public void validate(Object target, Errors errors) {
     WriterFenceProperties p = (WriterFenceProperties) target;
+    if (p.environment != null) {
+      for (String unknown : CatalogKeys.unknownKeys(p.environment)) {
+        errors.reject(
+            "writer-fence.unknown",
+            unknown
+                + ": unknown setting; known settings: "
+                + SettingsCatalog.knownKeys()
+                + " (under "
+                + PREFIX
+                + ".)");
+      }
+    }
     check(errors, "holder", () -> FenceArguments.holderLabel(p.holder));
     check(errors, "ttl", () -> FenceArguments.ttlSeconds(required("ttl", p.ttl)));
     check(errors, "renewInterval", p::renewIntervalDuration);
@@ -487,71 +482,6 @@ public class WriterFenceProperties implements Validator {
 
     public void setPassword(String password) {
       this.password = password;
-    }
-  }
-
-  /**
-   * The agent's audit settings ({@code writer-fence.audit.*}), as agent/README.md describes them.
-   * The starter does not read them; per-client keys ({@code audit.require-fence.CLIENT}) belong in
-   * the agent's config file ({@code -javaagent:writer-fence-agent.jar=config=FILE}).
-   */
-  public static class Audit {
-    /** off, log or enforce. */
-    private String mode;
-
-    /** File the JSON report of unfenced writes is written to. */
-    private String report;
-
-    /** Comma-separated path prefixes whose file writes are audited. */
-    private String paths;
-
-    /** Fence name a write must hold (any name when unset). */
-    private String requireFence;
-
-    public String getMode() {
-      return mode;
-    }
-
-    public void setMode(String mode) {
-      this.mode = mode;
-    }
-
-    public String getReport() {
-      return report;
-    }
-
-    public void setReport(String report) {
-      this.report = report;
-    }
-
-    public String getPaths() {
-      return paths;
-    }
-
-    public void setPaths(String paths) {
-      this.paths = paths;
-    }
-
-    public String getRequireFence() {
-      return requireFence;
-    }
-
-    public void setRequireFence(String requireFence) {
-      this.requireFence = requireFence;
-    }
-  }
-
-  /** The agent's fenced methods ({@code writer-fence.fence.*}); the starter does not read them. */
-  public static class Fence {
-    /** Method patterns the agent fences, {@code CLASS#METHOD[=FENCE[/HOLDER]]}, comma-separated. */
-    private String methods;
-
-    public String getMethods() {
-      return methods;
-    }
-
-    public void setMethods(String methods) {
-      this.methods = methods;
     }
   }
 }

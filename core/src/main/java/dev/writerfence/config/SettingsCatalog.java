@@ -1,0 +1,596 @@
+package dev.writerfence.config;
+
+import dev.writerfence.WriterFence;
+import dev.writerfence.config.Setting.Kind;
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.store.advisory.AdvisoryLockStore;
+import dev.writerfence.store.lease.PgLeaseStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Every {@code writer-fence.*} setting of every mode, defined once: key, kind, default, allowed
+ * values, which modes read it, and what it means. The process fence ({@link ProcessFence}, through
+ * {@link WriterFenceSettings}), the agent's fence and audit, and the Spring Boot starter read their
+ * settings from here or are checked against it by tests, and so are the README's Configuration
+ * table and the starter's configuration metadata.
+ *
+ * <p>One rule holds across modes: a key of this catalog is never an error in any mode, also in a
+ * mode that does not read it (one JVM may run the agent, the AspectJ aspect and Spring, all seeing
+ * the same {@code -Dwriter-fence.*} system properties). A key outside it is an error in every mode
+ * (ADR 23).
+ */
+public final class SettingsCatalog {
+  /** The prefix of system properties and Spring properties: {@code -Dwriter-fence.ttl=30s}. */
+  public static final String PREFIX = "writer-fence.";
+
+  /** Who reads a setting. */
+  public enum Mode {
+    /**
+     * {@link ProcessFence#get()}: the fence the AspectJ aspect uses when none was set, built from
+     * system properties.
+     */
+    PROCESS_FENCE("process fence"),
+    /** The {@code -javaagent}'s fenced methods ({@code fence.methods}, unwoven annotations). */
+    AGENT_FENCE("agent fence"),
+    /** The {@code -javaagent}'s audit of unfenced storage writes. */
+    AGENT_AUDIT("agent audit"),
+    /** The Spring Boot starter ({@code WriterFenceProperties}). */
+    SPRING("Spring");
+
+    private final String label;
+
+    Mode(String label) {
+      this.label = label;
+    }
+
+    /**
+     * @return the mode's name as the README shows it
+     */
+    public String label() {
+      return label;
+    }
+  }
+
+  private static final Mode PROCESS = Mode.PROCESS_FENCE;
+  private static final Mode AGENT = Mode.AGENT_FENCE;
+  private static final Mode AUDIT = Mode.AGENT_AUDIT;
+  private static final Mode SPRING = Mode.SPRING;
+  private static final String DURATION_FORMS =
+      "write a number with a unit (500ms, 30s, 2m, 1h) or ISO-8601 (PT30S)";
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)");
+  private static final BusyRetryPolicy RETRY = BusyRetryPolicy.defaults();
+
+  /** {@code datasource.url}: where the lease table lives. */
+  public static final Setting<String> DATASOURCE_URL =
+      Setting.builder("datasource.url", Kind.TEXT, SettingsCatalog::jdbcUrl)
+          .readBy(PROCESS, AGENT, SPRING)
+          .allowed("a jdbc:postgresql: URL")
+          .example("jdbc:postgresql://127.0.0.1:5432/postgres")
+          .javaApi("builder(dataSource)")
+          .meaning(
+              "where the lease table lives; in Spring a database of the fence's own instead of"
+                  + " spring.datasource.*")
+          .build();
+
+  /** {@code datasource.username}. */
+  public static final Setting<String> DATASOURCE_USERNAME =
+      Setting.builder("datasource.username", Kind.TEXT, Function.identity())
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultText("the driver's default")
+          .allowed("a database role")
+          .example("postgres")
+          .javaApi("(DataSource)")
+          .meaning("the role the fence connects as")
+          .build();
+
+  /** {@code datasource.password}. */
+  public static final Setting<String> DATASOURCE_PASSWORD =
+      Setting.builder("datasource.password", Kind.TEXT, Function.identity())
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultText("the driver's default")
+          .allowed("any text")
+          .example("secret")
+          .javaApi("(DataSource)")
+          .meaning("its password")
+          .build();
+
+  /** {@code schema}: the SQL contract's schema (Spring's name for it is {@code schema.name}). */
+  public static final Setting<String> SCHEMA =
+      Setting.builder("schema", Kind.TEXT, v -> FenceSchema.checkIdentifier("schema", v))
+          .readBy(PROCESS, AGENT)
+          .defaultValue(FenceSchema.DEFAULT_SCHEMA)
+          .allowed("a lower-case SQL identifier")
+          .example(FenceSchema.DEFAULT_SCHEMA)
+          .javaApi("schema(…)")
+          .meaning("schema of the SQL contract (in Spring: schema.name)")
+          .build();
+
+  /** {@code schema.name}: Spring's name for {@link #SCHEMA}, beside {@code schema.initialize}. */
+  public static final Setting<String> SCHEMA_NAME =
+      Setting.builder("schema.name", Kind.TEXT, v -> FenceSchema.checkIdentifier("schema.name", v))
+          .readBy(SPRING)
+          .defaultValue(FenceSchema.DEFAULT_SCHEMA)
+          .allowed("a lower-case SQL identifier")
+          .example(FenceSchema.DEFAULT_SCHEMA)
+          .meaning("schema of the SQL contract, beside schema.initialize (elsewhere: schema)")
+          .build();
+
+  /** {@code schema.initialize}: whether Spring installs the SQL contract at start-up. */
+  public static final Setting<Boolean> SCHEMA_INITIALIZE =
+      Setting.builder("schema.initialize", Kind.FLAG, v -> flag("schema.initialize", v))
+          .readBy(SPRING)
+          .defaultText("true for a database Spring Boot calls embedded, else false")
+          .allowed("true or false")
+          .example("false")
+          .javaApi("FenceSchema.install(…)")
+          .meaning("install (idempotently) the SQL contract at start-up; Flyway in production")
+          .build();
+
+  /** {@code holder}: the default holder label. */
+  public static final Setting<String> HOLDER =
+      Setting.builder("holder", Kind.TEXT, FenceArguments::holderLabel)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultText("pid-<pid>")
+          .allowed("at most 200 characters, no control or format characters")
+          .example("upload")
+          .javaApi("defaultHolderLabel(…)")
+          .meaning("holder label shown to operators (observability only)")
+          .build();
+
+  /** {@code ttl}: the default lease TTL. */
+  public static final Setting<Duration> TTL =
+      Setting.builder("ttl", Kind.DURATION, SettingsCatalog::ttl)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(text(WriterFence.DEFAULT_TTL))
+          .allowed("whole seconds from 1s to 86400s")
+          .example("2m")
+          .javaApi("defaultTtl(…)")
+          .meaning("lease TTL on the database clock, with renewal on or off")
+          .build();
+
+  /** {@code renew-interval}: {@link Duration#ZERO} stands for {@code off}. */
+  public static final Setting<Duration> RENEW_INTERVAL =
+      Setting.builder("renew-interval", Kind.DURATION, SettingsCatalog::renewInterval)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultText("a third of the TTL")
+          .allowed(
+              "a duration of at least 100ms (used at most as a third of a lease's TTL), or off")
+          .example("20s")
+          .javaApi("renewInterval(…), withoutRenewal()")
+          .meaning("how often a held lease is renewed in the background")
+          .build();
+
+  /** {@code retry.max-attempts}. */
+  public static final Setting<Integer> RETRY_MAX_ATTEMPTS =
+      Setting.builder(
+              "retry.max-attempts",
+              Kind.WHOLE_NUMBER,
+              v -> RETRY.withMaxAttempts(whole("retry.max-attempts", v)).maxAttempts())
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(String.valueOf(RETRY.maxAttempts()))
+          .allowed("a whole number, at least 1")
+          .example("7")
+          .javaApi("retryPolicy(…)")
+          .meaning("acquire attempts in all while busy, the first included")
+          .build();
+
+  /** {@code retry.initial-interval}. */
+  public static final Setting<Duration> RETRY_INITIAL_INTERVAL =
+      Setting.builder(
+              "retry.initial-interval",
+              Kind.DURATION,
+              v ->
+                  RETRY
+                      .withInitialInterval(duration("retry.initial-interval", v))
+                      .initialInterval())
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(text(RETRY.initialInterval()))
+          .allowed("at least 1ms")
+          .example("100ms")
+          .javaApi("retryPolicy(…)")
+          .meaning("wait before the second attempt")
+          .build();
+
+  /** {@code retry.multiplier}. */
+  public static final Setting<Double> RETRY_MULTIPLIER =
+      Setting.builder(
+              "retry.multiplier",
+              Kind.NUMBER,
+              v -> RETRY.withMultiplier(decimal("retry.multiplier", v)).multiplier())
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(String.valueOf(RETRY.multiplier()))
+          .allowed("a number, at least 1.0")
+          .example("1.5")
+          .javaApi("retryPolicy(…)")
+          .meaning("growth of the wait per attempt (±50 % jitter)")
+          .build();
+
+  /** {@code retry.max-interval}; at least {@code retry.initial-interval}, checked together. */
+  public static final Setting<Duration> RETRY_MAX_INTERVAL =
+      Setting.builder(
+              "retry.max-interval",
+              Kind.DURATION,
+              v ->
+                  BusyRetryPolicy.defaults()
+                      .withInitialInterval(Duration.ofMillis(1))
+                      .withMaxInterval(duration("retry.max-interval", v))
+                      .maxInterval())
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(text(RETRY.maxInterval()))
+          .allowed("at least retry.initial-interval")
+          .example("2s")
+          .javaApi("retryPolicy(…)")
+          .meaning("longest single wait")
+          .build();
+
+  /** {@code backend}: {@code lease} or {@code advisory}. */
+  public static final Setting<String> BACKEND =
+      choice("backend", List.of("lease", "advisory"))
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue("lease")
+          .example("lease")
+          .javaApi("builder(store)")
+          .meaning(
+              "the lease row, or a session advisory lock on a pinned connection (Advisory-lock"
+                  + " backend below); the advisory store runs its self-check when the fence is"
+                  + " built")
+          .build();
+
+  /** {@code advisory.pool-size}: connections the advisory-lock backend uses at most at once. */
+  public static final Setting<Integer> ADVISORY_POOL_SIZE =
+      Setting.builder("advisory.pool-size", Kind.WHOLE_NUMBER, SettingsCatalog::poolSize)
+          .readBy(SPRING)
+          .defaultValue(String.valueOf(AdvisoryLockStore.DEFAULT_POOL_SIZE))
+          .allowed("a whole number, at least 2")
+          .example(String.valueOf(AdvisoryLockStore.DEFAULT_POOL_SIZE))
+          .javaApi("AdvisoryLockStore.builder(…).poolSize(…)")
+          .meaning(
+              "with backend=advisory, connections in use at most at once (one pinned per fence"
+                  + " held, one per attempt)")
+          .build();
+
+  /** {@code query-timeout}. */
+  public static final Setting<Duration> QUERY_TIMEOUT =
+      Setting.builder("query-timeout", Kind.DURATION, SettingsCatalog::queryTimeout)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(text(WriterFence.DEFAULT_QUERY_TIMEOUT))
+          .allowed("at least 1s, rounded up to whole seconds")
+          .example("5s")
+          .javaApi("queryTimeout(…)")
+          .meaning("a statement slower than this is unavailable: the call fails closed")
+          .build();
+
+  /** {@code enabled}: whether the starter configures anything. */
+  public static final Setting<Boolean> ENABLED =
+      Setting.builder("enabled", Kind.FLAG, v -> flag("enabled", v))
+          .readBy(SPRING)
+          .defaultValue("true")
+          .allowed("true or false")
+          .example("true")
+          .meaning("whether to configure the fence, its advice, metrics and endpoint")
+          .build();
+
+  /** {@code fence.methods}: the methods the agent fences. */
+  public static final Setting<String> FENCE_METHODS =
+      Setting.builder("fence.methods", Kind.TEXT, v -> nonEmpty("fence.methods", v))
+          .readBy(AGENT)
+          .allowed("CLASS#METHOD[=FENCE[/HOLDER]], comma-separated")
+          .example("com.acme.sync.Uploader#upload*=corpus/uploader")
+          .meaning("methods the agent fences, in code that cannot be recompiled")
+          .build();
+
+  /** {@code fence-name}: the fence of {@code fence.methods} entries that name none. */
+  public static final Setting<String> FENCE_NAME =
+      Setting.builder("fence-name", Kind.TEXT, FenceArguments::fenceName)
+          .readBy(AGENT)
+          .allowed(
+              "1 to 200 characters, no control or format characters, no white space at the ends")
+          .example("corpus")
+          .meaning("the fence of fence.methods entries without =FENCE")
+          .build();
+
+  /** {@code audit.mode}: {@code off}, {@code log} or {@code enforce}. */
+  public static final Setting<String> AUDIT_MODE =
+      choice("audit.mode", List.of("off", "log", "enforce"))
+          .readBy(AUDIT)
+          .defaultValue("off")
+          .example("log")
+          .meaning("what happens to a storage write made while no fence is held: report or refuse")
+          .build();
+
+  /** {@code audit.report}: the JSON report file. */
+  public static final Setting<Path> AUDIT_REPORT =
+      Setting.builder("audit.report", Kind.TEXT, v -> Path.of(nonEmpty("audit.report", v)))
+          .readBy(AUDIT)
+          .allowed("a file path")
+          .example("audit.json")
+          .meaning("where the JSON report of unfenced writes goes, at exit and through JMX")
+          .build();
+
+  /** {@code audit.paths}: file writes under these paths are audited. */
+  public static final Setting<List<Path>> AUDIT_PATHS =
+      Setting.builder("audit.paths", Kind.TEXT, v -> paths("audit.paths", v))
+          .readBy(AUDIT)
+          .allowed("comma-separated directories or files")
+          .example("/srv/bucket")
+          .meaning("file writes under these paths are audited (none without it)")
+          .build();
+
+  /** {@code audit.require-fence}: the fence name every audited write must hold. */
+  public static final Setting<String> AUDIT_REQUIRE_FENCE =
+      Setting.builder("audit.require-fence", Kind.TEXT, FenceArguments::fenceName)
+          .readBy(AUDIT)
+          .defaultText("any fence")
+          .allowed("a fence name")
+          .example("corpus")
+          .meaning("the fence name a write must hold to count as fenced")
+          .build();
+
+  /** {@code audit.require-fence.<client>}: the same, for one storage client. */
+  public static final Setting<String> AUDIT_REQUIRE_FENCE_PER_CLIENT =
+      Setting.builder("audit.require-fence.<client>", Kind.TEXT, FenceArguments::fenceName)
+          .readBy(AUDIT)
+          .defaultText("audit.require-fence")
+          .allowed("a fence name")
+          .example("corpus")
+          .meaning("the same for one client: aws-s3-v2, aws-s3-v1, minio, gcs, azure-blob, file")
+          .build();
+
+  private static final List<Setting<?>> ALL =
+      List.of(
+          DATASOURCE_URL,
+          DATASOURCE_USERNAME,
+          DATASOURCE_PASSWORD,
+          SCHEMA,
+          SCHEMA_NAME,
+          SCHEMA_INITIALIZE,
+          HOLDER,
+          TTL,
+          RENEW_INTERVAL,
+          RETRY_MAX_ATTEMPTS,
+          RETRY_INITIAL_INTERVAL,
+          RETRY_MULTIPLIER,
+          RETRY_MAX_INTERVAL,
+          BACKEND,
+          ADVISORY_POOL_SIZE,
+          QUERY_TIMEOUT,
+          ENABLED,
+          FENCE_METHODS,
+          FENCE_NAME,
+          AUDIT_MODE,
+          AUDIT_REPORT,
+          AUDIT_PATHS,
+          AUDIT_REQUIRE_FENCE,
+          AUDIT_REQUIRE_FENCE_PER_CLIENT);
+
+  private SettingsCatalog() {}
+
+  /**
+   * @return every setting, in the README's order
+   */
+  public static List<Setting<?>> all() {
+    return ALL;
+  }
+
+  /**
+   * @param mode a mode
+   * @return the settings that mode reads, in the README's order
+   */
+  public static List<Setting<?>> readBy(Mode mode) {
+    return ALL.stream().filter(s -> s.isReadBy(mode)).toList();
+  }
+
+  /**
+   * @param bareKey a key without the prefix, such as {@code ttl} or {@code
+   *     audit.require-fence.aws-s3-v2}
+   * @return the setting it is, if any
+   */
+  public static Optional<Setting<?>> find(String bareKey) {
+    for (Setting<?> s : ALL) {
+      if (s.matches(bareKey)) {
+        return Optional.of(s);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * @param bareKey a key without the prefix
+   * @return whether some mode reads it (and so no mode may refuse it)
+   */
+  public static boolean isKnown(String bareKey) {
+    return find(bareKey).isPresent();
+  }
+
+  /**
+   * @param property the unknown property as given, such as {@code writer-fence.audit.modes}
+   * @param source where it came from, for the message (such as "system properties")
+   * @return the error to throw, naming the property and every known key
+   */
+  public static IllegalArgumentException unknown(String property, String source) {
+    return new IllegalArgumentException(
+        "writer-fence: unknown setting '"
+            + property
+            + "' (from "
+            + source
+            + "); known settings: "
+            + knownKeys());
+  }
+
+  /**
+   * @return every key, comma-separated, for messages
+   */
+  public static String knownKeys() {
+    return ALL.stream().map(Setting::key).collect(Collectors.joining(", "));
+  }
+
+  /**
+   * @param duration a duration
+   * @return it as the catalog writes it: {@code 200ms}, {@code 30s}, {@code 2m}, {@code 1h}
+   */
+  public static String text(Duration duration) {
+    long ms = duration.toMillis();
+    if (ms % 3_600_000 == 0 && ms > 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0 && ms > 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+
+  /**
+   * Parses a duration with a unit.
+   *
+   * @param key the setting, for the message
+   * @param value {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601 such as {@code
+   *     PT30S}
+   * @return the duration
+   * @throws IllegalArgumentException naming the key, the value and the accepted forms
+   */
+  public static Duration duration(String key, String value) {
+    Matcher m = DURATION.matcher(value.strip());
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      return switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        default -> Duration.ofHours(n);
+      };
+    }
+    try {
+      return Duration.parse(value.strip());
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(
+          "writer-fence: " + key + " '" + value + "' is not a duration: " + DURATION_FORMS);
+    }
+  }
+
+  private static Setting.Builder<String> choice(String key, List<String> words) {
+    String rule =
+        words.size() == 1
+            ? words.get(0)
+            : String.join(", ", words.subList(0, words.size() - 1))
+                + " or "
+                + words.get(words.size() - 1);
+    return Setting.<String>builder(
+            key,
+            Kind.CHOICE,
+            v -> {
+              String word = v.toLowerCase(Locale.ROOT);
+              if (!words.contains(word)) {
+                throw new IllegalArgumentException(
+                    "writer-fence: " + key + " '" + v + "' is not allowed: " + rule);
+              }
+              return word;
+            })
+        .choices(words)
+        .allowed(rule);
+  }
+
+  private static String jdbcUrl(String v) {
+    if (!v.startsWith("jdbc:postgresql:")) {
+      throw new IllegalArgumentException(
+          "writer-fence: datasource.url '" + v + "' is not allowed: a jdbc:postgresql: URL");
+    }
+    return v;
+  }
+
+  private static Duration ttl(String v) {
+    Duration d = duration("ttl", v);
+    FenceArguments.ttlSeconds(d);
+    return d;
+  }
+
+  private static Duration renewInterval(String v) {
+    if ("off".equals(v) || "false".equals(v)) { // false: what YAML makes of an unquoted off
+      return Duration.ZERO;
+    }
+    return FenceArguments.renewInterval(duration("renew-interval", v));
+  }
+
+  private static Duration queryTimeout(String v) {
+    Duration d = duration("query-timeout", v);
+    PgLeaseStore.queryTimeoutSeconds(d);
+    return d;
+  }
+
+  private static int poolSize(String v) {
+    int n = whole("advisory.pool-size", v);
+    if (n < 2) {
+      throw new IllegalArgumentException(
+          "writer-fence: advisory.pool-size '"
+              + v
+              + "' is not allowed: at least 2 (the start-up self-check uses two connections)");
+    }
+    return n;
+  }
+
+  private static boolean flag(String key, String v) {
+    return switch (v.toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              "writer-fence: " + key + " '" + v + "' is not allowed: true or false");
+    };
+  }
+
+  private static int whole(String key, String v) {
+    try {
+      return Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "writer-fence: " + key + " '" + v + "' is not a whole number");
+    }
+  }
+
+  private static double decimal(String key, String v) {
+    try {
+      return Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("writer-fence: " + key + " '" + v + "' is not a number");
+    }
+  }
+
+  private static String nonEmpty(String key, String v) {
+    if (v.isEmpty()) {
+      throw new IllegalArgumentException("writer-fence: " + key + " is empty");
+    }
+    return v;
+  }
+
+  private static List<Path> paths(String key, String v) {
+    List<Path> result = new ArrayList<>();
+    for (String entry : v.split(",", -1)) {
+      String trimmed = entry.strip();
+      if (trimmed.isEmpty()) {
+        throw new IllegalArgumentException(
+            "writer-fence: "
+                + key
+                + " '"
+                + v
+                + "' has an empty entry: use comma-separated directories or files, e.g."
+                + " /var/lib/volume,/data/index");
+      }
+      result.add(Path.of(trimmed));
+    }
+    return List.copyOf(result);
+  }
+}
