@@ -248,6 +248,17 @@ public final class FenceLease {
     }
   }
 
+  /**
+   * Marks this lease as the hold of an acquire or tryAcquire, which its caller releases: a fenced
+   * call of the same fence and name on the acquiring thread joins it.
+   */
+  void heldByCaller() {
+    LocalTurns.Turn t = turn;
+    if (t != null) {
+      t.heldByCaller(this);
+    }
+  }
+
   /** Hands the fence name's local turn to the next waiting thread of its fence, if it has one. */
   void giveBackTurn() {
     LocalTurns.Turn t = turn;

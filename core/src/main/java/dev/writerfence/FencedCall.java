@@ -39,19 +39,28 @@ public final class FencedCall {
   }
 
   /**
-   * @return {@code true} when this call runs inside a hold an outer call of this thread took (no
-   *     acquire of its own, no release at exit)
+   * A call that joins a lease this thread acquired with {@code acquire} or {@code tryAcquire}: the
+   * lease is on the held-fence stack for the call's duration, and the acquirer still releases it.
    */
-  public boolean joined() {
-    return lease == null;
+  static FencedCall joining(FenceLease acquired) {
+    return new FencedCall(null, acquired);
   }
 
   /**
-   * @return the lease this call acquired, or {@code null} when it {@linkplain #joined() joined} an
-   *     outer hold
+   * @return {@code true} when this call runs inside a hold this thread took before (an outer fenced
+   *     call, or an {@code acquire}/{@code tryAcquire} not yet released): no acquire of its own, no
+   *     release at exit
+   */
+  public boolean joined() {
+    return fence == null;
+  }
+
+  /**
+   * @return the lease this call acquired, or {@code null} when it {@linkplain #joined() joined} a
+   *     hold
    */
   public FenceLease lease() {
-    return lease;
+    return fence == null ? null : lease;
   }
 
   /**
@@ -70,7 +79,10 @@ public final class FencedCall {
    *     releases early)
    */
   public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
-    if (lease == null) {
+    if (fence == null) {
+      if (lease != null) {
+        HeldFences.pop(lease); // the joined acquire's lease stays held by its acquirer
+      }
       return returned;
     }
     // The hold on this thread ends here; an asynchronous body keeps its lease until its stage

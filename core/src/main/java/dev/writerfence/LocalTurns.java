@@ -25,6 +25,7 @@ final class LocalTurns {
   private static final class Line {
     final Semaphore turn = new Semaphore(1, true);
     int users; // changed inside the map's compute only
+    volatile Turn current; // the turn taken now, or null while it is free
   }
 
   /** A turn taken; given back by the first {@link #giveBack()}, on any thread. */
@@ -33,6 +34,9 @@ final class LocalTurns {
     private final LocalTurns turns;
     private final String fenceName;
     private final Line line;
+    private final Thread taker = Thread.currentThread();
+    // The lease of an acquire or tryAcquire that went with this turn: its caller releases it.
+    private volatile FenceLease callerHold;
 
     private Turn(LocalTurns turns, String fenceName, Line line) {
       this.turns = turns;
@@ -40,10 +44,18 @@ final class LocalTurns {
       this.line = line;
     }
 
+    /** Records that the caller of an acquire or tryAcquire holds {@code lease} with this turn. */
+    void heldByCaller(FenceLease lease) {
+      this.callerHold = lease;
+    }
+
     /** Hands the turn to the longest waiter, if any; later calls do nothing. */
     void giveBack() {
       if (!given.compareAndSet(false, true)) {
         return;
+      }
+      if (line.current == this) {
+        line.current = null;
       }
       line.turn.release();
       turns.leave(fenceName, line);
@@ -54,16 +66,23 @@ final class LocalTurns {
    * Takes the turn of {@code fenceName}, waiting at most {@code waitNanos} for a thread of this
    * fence to give it back.
    *
+   * <p>A thread that holds the turn itself through an acquire or tryAcquire not yet released does
+   * not wait: it would wait for itself.
+   *
    * @param waitNanos 0 or less: no wait at all
-   * @return the turn, or {@code null} when another thread kept it through the wait
+   * @return the turn, or {@code null} when another thread kept it through the wait, or this thread
+   *     holds it
    * @throws InterruptedException when interrupted while waiting; no turn is taken
    */
   Turn take(String fenceName, long waitNanos) throws InterruptedException {
     Line line = lines.compute(fenceName, (name, l) -> enter(l));
     boolean taken = false;
     try {
+      Turn held = line.current;
+      boolean mine =
+          held != null && held.taker == Thread.currentThread() && held.callerHold != null;
       taken =
-          waitNanos <= 0
+          waitNanos <= 0 || mine
               ? line.turn.tryAcquire()
               : line.turn.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
     } finally {
@@ -71,7 +90,24 @@ final class LocalTurns {
         leave(fenceName, line);
       }
     }
-    return taken ? new Turn(this, fenceName, line) : null;
+    if (!taken) {
+      return null;
+    }
+    Turn turn = new Turn(this, fenceName, line);
+    line.current = turn;
+    return turn;
+  }
+
+  /**
+   * @return the valid lease that this thread took with the turn of {@code fenceName} through an
+   *     acquire or tryAcquire and has not released, or {@code null}
+   */
+  FenceLease heldByThisThread(String fenceName) {
+    Line line = lines.get(fenceName);
+    Turn turn = line == null ? null : line.current;
+    FenceLease lease =
+        turn == null || turn.taker != Thread.currentThread() ? null : turn.callerHold;
+    return lease != null && lease.isValid() ? lease : null;
   }
 
   /**

@@ -182,32 +182,31 @@ public final class WriterFence implements AutoCloseable {
   }
 
   /**
-   * Tries once to take the lease, with no retry. Busy is an empty result, never an exception. The
-   * lease is not put on the thread's held-fence stack: the caller owns it and must {@link #release}
-   * it.
+   * Tries once to take the lease, with no retry: the request's retry policy is not used. Busy is an
+   * empty result, never an exception. The lease is not put on the thread's held-fence stack: the
+   * caller owns it and must {@link #release} it. Until then a fenced call ({@link #call}, {@link
+   * #run}, {@link #proceed}, {@link #enter}) of this fence for the same name on the same thread
+   * joins this hold instead of acquiring again.
    *
-   * @param fenceName 1 to 200 characters, no control or format characters, no leading or trailing
-   *     white space ({@link FenceArguments#fenceName})
-   * @param holderLabel up to 200 characters, no control or format characters, or {@code null} for
-   *     the default label
-   * @param ttl whole seconds from 1 to 86400, or {@code null} for the default TTL
-   * @return the lease, or empty when another live holder has the fence, or another thread of this
-   *     fence holds or is acquiring the name (its turn, ADR 16: no statement is sent then)
-   * @throws IllegalArgumentException naming the bad value when an input breaks its rule
+   * @param request the request; unset values take this fence's defaults; never {@code null}
+   * @return the lease, or empty when another live holder has the fence, or another acquire of this
+   *     fence (on another thread, or this thread's own) holds or is acquiring the name (its turn,
+   *     ADR 16: no statement is sent then)
    * @throws WriterFenceUnavailableException when the database cannot confirm the lease (a transient
    *     error, SQLState 40001/40P01/55P03, is reported here too: this call does not retry), or this
    *     fence is closed
    */
-  public Optional<FenceLease> tryAcquire(String fenceName, String holderLabel, Duration ttl) {
-    FenceRequest request =
-        FenceRequest.builder(fenceName).holderLabel(holderLabel).ttl(ttl).build();
+  public Optional<FenceLease> tryAcquire(FenceRequest request) {
+    Objects.requireNonNull(request, "request");
     refuseWhenClosed(request.fenceName());
-    return acquirer.acquire(request, BusyRetryPolicy.noRetry(), false).map(this::hold);
+    return acquirer.acquire(request, BusyRetryPolicy.noRetry(), false).map(this::holdForCaller);
   }
 
   /**
    * Acquires the lease, retrying busy outcomes by the request's retry policy. The lease is not put
-   * on the thread's held-fence stack: the caller owns it and must {@link #release} it.
+   * on the thread's held-fence stack: the caller owns it and must {@link #release} it. Until then a
+   * fenced call of this fence for the same name on the same thread joins this hold. A second
+   * acquire of the same name on a thread that holds it answers busy at once, without a statement.
    *
    * @param request the request; unset values take this fence's defaults
    * @return the lease; never {@code null}
@@ -221,7 +220,13 @@ public final class WriterFence implements AutoCloseable {
   public FenceLease acquire(FenceRequest request) {
     BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
     refuseWhenClosed(request.fenceName());
-    return hold(acquirer.acquire(request, policy, true).orElseThrow());
+    return holdForCaller(acquirer.acquire(request, policy, true).orElseThrow());
+  }
+
+  private FenceLease holdForCaller(FenceLease lease) {
+    hold(lease);
+    lease.heldByCaller();
+    return lease;
   }
 
   /**
@@ -333,31 +338,31 @@ public final class WriterFence implements AutoCloseable {
   }
 
   /**
-   * Runs {@code body} under the fence, like {@link #call} for code that returns nothing and throws
-   * no checked exception.
+   * Runs {@code body} under the fence, like {@link #call} for code that returns nothing. The body
+   * may throw a checked exception of its own, which this method throws as it is; a body that throws
+   * none makes this method throw none either ({@code E} is then inferred as {@link
+   * RuntimeException}).
    *
    * @param request the request; never {@code null}
    * @param body the guarded code; never {@code null}
+   * @param <E> what {@code body} may throw
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
    * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
    *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
    *     did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
+   * @throws E what {@code body} threw, with any release failure attached as suppressed
    */
-  public void run(FenceRequest request, Runnable body) {
+  public <E extends Exception> void run(FenceRequest request, FencedRunnable<E> body) throws E {
     Objects.requireNonNull(body, "body");
+    FencedCall call = enter(request);
     try {
-      call(
-          request,
-          () -> {
-            body.run();
-            return null;
-          });
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException("unreachable: Runnable threw a checked exception", e);
+      body.run();
+    } catch (Throwable t) {
+      call.exit(null, t, Object.class);
+      throw t;
     }
+    call.exit(null, null, Object.class);
   }
 
   /**
@@ -450,7 +455,14 @@ public final class WriterFence implements AutoCloseable {
     if (HeldFences.find(store, request.fenceName()).isPresent()) {
       return FencedCall.JOINED;
     }
-    FenceLease lease = acquire(request);
+    FenceLease own = acquirer.heldByThisThread(request.fenceName());
+    if (own != null) { // this thread's acquire or tryAcquire holds it: join, and show it as held
+      HeldFences.push(store, own);
+      return FencedCall.joining(own);
+    }
+    BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
+    refuseWhenClosed(request.fenceName());
+    FenceLease lease = hold(acquirer.acquire(request, policy, true).orElseThrow());
     HeldFences.push(store, lease);
     return new FencedCall(this, lease);
   }

@@ -20,7 +20,8 @@ public final class WriterFenceBusyException extends WriterFenceException {
    * @param fenceName the busy fence; never {@code null}
    * @param attempts how many acquire statements were sent; 0 when the fence name's turn in this
    *     process (ADR 16) stayed with other threads of the same {@code WriterFence} through the
-   *     whole wait, holding the lease or retrying it against another process
+   *     whole wait, holding the lease or retrying it against another process, or when this thread
+   *     holds the name already with an acquire of its own
    * @param holderLabel label of the holder seen after the last attempt, or {@code null} if unknown
    * @param holderExpiresAt expiry of that holder's lease (database clock), or {@code null}
    */
@@ -36,8 +37,8 @@ public final class WriterFenceBusyException extends WriterFenceException {
     return "writer-fence: fence '"
         + name
         + (attempts == 0
-            ? "' is busy: its turn in this process stayed with other threads of the same fence"
-                + " through the whole wait;"
+            ? "' is busy: its turn in this process stayed with another acquire of the same fence"
+                + " (another thread's, or this thread's own not yet released) through the wait;"
             : "' is busy after " + attempts + (attempts == 1 ? " attempt" : " attempts") + ":")
         + " held by "
         + (label == null ? "an unknown holder" : "'" + label + "'")
@@ -47,7 +48,7 @@ public final class WriterFenceBusyException extends WriterFenceException {
 
   /**
    * @return how many acquire statements were sent; 0 when the fence name's turn in this process
-   *     stayed with other threads of the same fence through the whole wait
+   *     stayed with another acquire of the same fence through the whole wait
    */
   public int attempts() {
     return attempts;

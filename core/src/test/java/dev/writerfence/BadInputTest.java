@@ -47,7 +47,9 @@ class BadInputTest extends FenceTestSupport {
             "'" + "n".repeat(60) + "'... (201 characters)"),
         rule(
             "fence name with a control character",
-            () -> fence.tryAcquire("bucket\u0007a", "l", TTL),
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder("bucket\u0007a").holderLabel("l").ttl(TTL).build()),
             "fence name 'bucket\\u0007a'"),
         rule(
             "fence name with a zero width space",
@@ -61,7 +63,9 @@ class BadInputTest extends FenceTestSupport {
         rule("fence name with a leading space", () -> FenceRequest.of(" corpus"), "' corpus'"),
         rule(
             "fence name with a trailing ideographic space",
-            () -> fence.tryAcquire("corpus\u3000", "l", TTL),
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder("corpus\u3000").holderLabel("l").ttl(TTL).build()),
             "fence name 'corpus\u3000'"),
         rule(
             "fence name with an unpaired high surrogate",
@@ -69,7 +73,9 @@ class BadInputTest extends FenceTestSupport {
             "fence name 'corpus\\uD800'"),
         rule(
             "fence name with an unpaired low surrogate",
-            () -> fence.tryAcquire("\uDC00corpus", "l", TTL),
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder("\uDC00corpus").holderLabel("l").ttl(TTL).build()),
             "fence name '\\uDC00corpus'"),
         rule(
             "fence name with a reversed surrogate pair",
@@ -82,7 +88,9 @@ class BadInputTest extends FenceTestSupport {
                 + " format characters"),
         rule(
             "label with a right-to-left override",
-            () -> fence.tryAcquire("ok", "daolpu\u202E", TTL),
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder("ok").holderLabel("daolpu\u202E").ttl(TTL).build()),
             "holder label 'daolpu\\u202E'"),
         rule(
             "label of 201 characters",
@@ -90,16 +98,28 @@ class BadInputTest extends FenceTestSupport {
             "holder label '" + "l".repeat(60) + "'... (201 characters)"),
         rule(
             "label with a control character",
-            () -> fence.tryAcquire("ok", "up\nload", TTL),
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder("ok").holderLabel("up\nload").ttl(TTL).build()),
             "holder label 'up\\u000Aload'"),
         rule("TTL 0", () -> FenceRequest.builder("ok").ttl(Duration.ZERO).build(), "TTL PT0S"),
         rule(
             "TTL 86401 s",
-            () -> fence.tryAcquire("ok", "l", Duration.ofSeconds(86_401)),
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder("ok")
+                        .holderLabel("l")
+                        .ttl(Duration.ofSeconds(86_401))
+                        .build()),
             "TTL PT24H1S"),
         rule(
             "TTL of 1.5 s",
-            () -> fence.tryAcquire("ok", "l", Duration.ofMillis(1500)),
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder("ok")
+                        .holderLabel("l")
+                        .ttl(Duration.ofMillis(1500))
+                        .build()),
             "TTL PT1.5S"),
         rule(
             "default TTL of 2 days",

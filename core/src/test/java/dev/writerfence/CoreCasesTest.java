@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -63,7 +64,15 @@ class CoreCasesTest extends FenceTestSupport {
   @Test
   void C02_busyFenceFailsHighLevelCallsWithoutRunningAndTryAcquireIsEmpty() throws Exception {
     WriterFence fence = fence();
-    FenceLease holder = fence.tryAcquire(name, "holder-x", TTL).orElseThrow();
+    // Held by another thread of the same fence: a hold of this thread would be joined.
+    FenceLease holder =
+        CompletableFuture.supplyAsync(
+                () ->
+                    fence
+                        .tryAcquire(
+                            FenceRequest.builder(name).holderLabel("holder-x").ttl(TTL).build())
+                        .orElseThrow())
+            .get();
     AtomicInteger ran = new AtomicInteger();
 
     WriterFenceBusyException busy =
@@ -72,7 +81,8 @@ class CoreCasesTest extends FenceTestSupport {
             () -> fence.call(request("late"), ran::incrementAndGet));
     assertThatThrownBy(() -> fence.run(request("late"), ran::incrementAndGet))
         .isInstanceOf(WriterFenceBusyException.class);
-    Optional<FenceLease> tried = fence.tryAcquire(name, "late", TTL);
+    Optional<FenceLease> tried =
+        fence.tryAcquire(FenceRequest.builder(name).holderLabel("late").ttl(TTL).build());
 
     assertThat(ran).hasValue(0);
     assertThat(tried).isEmpty();
@@ -89,7 +99,10 @@ class CoreCasesTest extends FenceTestSupport {
   @Test
   void C02_busyHeldByAnotherProcessIsAskedOfTheDatabaseOnEveryAttempt() throws Exception {
     WriterFence otherProcess = fence(); // its own fence: its threads share no turns with ours
-    FenceLease holder = otherProcess.tryAcquire(name, "holder-x", TTL).orElseThrow();
+    FenceLease holder =
+        otherProcess
+            .tryAcquire(FenceRequest.builder(name).holderLabel("holder-x").ttl(TTL).build())
+            .orElseThrow();
     WriterFence fence = fence();
     AtomicInteger ran = new AtomicInteger();
 
@@ -103,7 +116,8 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(busy)
         .hasMessageContaining("busy after 3 attempts")
         .hasMessageContaining("'holder-x'");
-    assertThat(fence.tryAcquire(name, "late", TTL)).isEmpty();
+    assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("late").ttl(TTL).build()))
+        .isEmpty();
     assertThat(otherProcess.release(holder)).isTrue();
   }
 
@@ -111,7 +125,10 @@ class CoreCasesTest extends FenceTestSupport {
   void C03_releaseWithAnotherHolderTokenIsRefusedThenTheMintedTokenFrees() throws Exception {
     RecordingLeaseStore store = recordingStore();
     WriterFence fence = fence(store);
-    FenceLease lease = fence.tryAcquire(name, "owner", TTL).orElseThrow();
+    FenceLease lease =
+        fence
+            .tryAcquire(FenceRequest.builder(name).holderLabel("owner").ttl(TTL).build())
+            .orElseThrow();
     FenceLease forged =
         new FenceLease(
             name,
@@ -183,13 +200,17 @@ class CoreCasesTest extends FenceTestSupport {
 
   @Test
   void C05_busyAcquireNeverAttemptsARelease() throws Exception {
-    FenceLease holder = fence().tryAcquire(name, "holder", TTL).orElseThrow();
+    FenceLease holder =
+        fence()
+            .tryAcquire(FenceRequest.builder(name).holderLabel("holder").ttl(TTL).build())
+            .orElseThrow();
     RecordingLeaseStore store = recordingStore();
     WriterFence fence = fence(store);
 
     assertThatThrownBy(() -> fence.run(request("late"), () -> {}))
         .isInstanceOf(WriterFenceBusyException.class);
-    assertThat(fence.tryAcquire(name, "late", TTL)).isEmpty();
+    assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("late").ttl(TTL).build()))
+        .isEmpty();
 
     assertThat(store.acquireTokens()).hasSize(QUICK_RETRY.maxAttempts() + 1);
     assertThat(store.releaseTokens()).isEmpty();
@@ -246,8 +267,12 @@ class CoreCasesTest extends FenceTestSupport {
       assertThat(corpus.holderLabel()).isEqualTo("production");
 
       // The test's exclusivity check, on its own random name, is untouched by that hold.
-      FenceLease mine = fence.tryAcquire(name, "test", TTL).orElseThrow();
-      assertThat(fence.tryAcquire(name, "rival", TTL)).isEmpty();
+      FenceLease mine =
+          fence
+              .tryAcquire(FenceRequest.builder(name).holderLabel("test").ttl(TTL).build())
+              .orElseThrow();
+      assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("rival").ttl(TTL).build()))
+          .isEmpty();
       assertThat(fence.release(mine)).isTrue();
       assertThat(fence.status("corpus").orElseThrow())
           .usingRecursiveComparison()
@@ -266,11 +291,23 @@ class CoreCasesTest extends FenceTestSupport {
   @Test
   void C07_expiredLeaseIsTakenOverWithHigherToken() throws Exception {
     WriterFence fence = fence(DB.dataSource()).withoutRenewal().build(); // the holder stalls
-    FenceLease stalled = fence.tryAcquire(name, "stalled", Duration.ofSeconds(2)).orElseThrow();
-    assertThat(fence.tryAcquire(name, "second", TTL)).as("busy while live").isEmpty();
+    FenceLease stalled =
+        fence
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("stalled")
+                    .ttl(Duration.ofSeconds(2))
+                    .build())
+            .orElseThrow();
+    assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("second").ttl(TTL).build()))
+        .as("busy while live")
+        .isEmpty();
 
     awaitState(sql, "expired"); // the stalled holder does not renew
-    FenceLease second = fence.tryAcquire(name, "second", TTL).orElseThrow();
+    FenceLease second =
+        fence
+            .tryAcquire(FenceRequest.builder(name).holderLabel("second").ttl(TTL).build())
+            .orElseThrow();
     LeaseStatus taken = status(fence);
 
     assertThat(second.fencingToken()).isGreaterThan(stalled.fencingToken());
@@ -419,7 +456,10 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(listener.freed()).isEqualTo(1);
     assertThat(faulty.state(name)).as("the lease was not left held").isEqualTo("free");
 
-    FenceLease lease = fence.tryAcquire(name, "c10", TTL).orElseThrow();
+    FenceLease lease =
+        fence
+            .tryAcquire(FenceRequest.builder(name).holderLabel("c10").ttl(TTL).build())
+            .orElseThrow();
     FaultInjection.inject(name, 100);
     assertThat(catchThrowable(() -> fence.release(lease)))
         .isInstanceOfSatisfying(
@@ -473,13 +513,15 @@ class CoreCasesTest extends FenceTestSupport {
                 two.submit(
                     () -> {
                       start.await();
-                      return first.tryAcquire(fenceName, "first", TTL);
+                      return first.tryAcquire(
+                          FenceRequest.builder(fenceName).holderLabel("first").ttl(TTL).build());
                     });
             Future<Optional<FenceLease>> b =
                 two.submit(
                     () -> {
                       start.await();
-                      return second.tryAcquire(fenceName, "second", TTL);
+                      return second.tryAcquire(
+                          FenceRequest.builder(fenceName).holderLabel("second").ttl(TTL).build());
                     });
             return List.of(a.get(), b.get());
           },
@@ -510,7 +552,9 @@ class CoreCasesTest extends FenceTestSupport {
     WriterFenceUnavailableException tried =
         catchThrowableOfType(
             WriterFenceUnavailableException.class,
-            () -> fence.tryAcquire(name, "unavailable", TTL));
+            () ->
+                fence.tryAcquire(
+                    FenceRequest.builder(name).holderLabel("unavailable").ttl(TTL).build()));
     assertThat(ran).as("the guarded code ran").hasValue(0);
     assertThat(listener.busyAttempts()).isZero();
     assertThat(listener.busy()).isZero();

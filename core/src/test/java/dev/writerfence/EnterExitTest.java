@@ -45,12 +45,16 @@ class EnterExitTest extends FenceTestSupport {
   @Test
   void busyEnterThrowsAndPushesNothing() {
     WriterFence fence = fence();
-    FenceLease other = fence.tryAcquire(name, "other", TTL).orElseThrow();
+    WriterFence otherWriter = fence(); // another fence object: another holder, not a hold to join
+    FenceLease other =
+        otherWriter
+            .tryAcquire(FenceRequest.builder(name).holderLabel("other").ttl(TTL).build())
+            .orElseThrow();
 
     assertThatThrownBy(() -> fence.enter(request("advice")))
         .isInstanceOf(WriterFenceBusyException.class);
     assertThat(WriterFence.current(name)).isEmpty();
-    fence.release(other);
+    otherWriter.release(other);
   }
 
   @Test

@@ -24,7 +24,9 @@ class FencedCallTest extends FenceTestSupport {
 
     CompletableFuture<String> fenced = fence.callAsync(request("async"), () -> work);
     assertThat(sql.state(name)).isEqualTo("held");
-    assertThat(fence.tryAcquire(name, "other", TTL)).as("busy while the stage runs").isEmpty();
+    assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("other").ttl(TTL).build()))
+        .as("busy while the stage runs")
+        .isEmpty();
 
     work.complete("written");
     assertThat(fenced.get(5, TimeUnit.SECONDS)).isEqualTo("written");
@@ -65,7 +67,10 @@ class FencedCallTest extends FenceTestSupport {
   @Test
   void interruptWhileWaitingOnABusyFenceIsInterruptedNotUnavailableAndKeepsTheFlag()
       throws Exception {
-    FenceLease holder = fence().tryAcquire(name, "holder", TTL).orElseThrow();
+    FenceLease holder =
+        fence()
+            .tryAcquire(FenceRequest.builder(name).holderLabel("holder").ttl(TTL).build())
+            .orElseThrow();
     CountingListener listener = new CountingListener();
     WriterFence patient =
         fence(DB.dataSource())

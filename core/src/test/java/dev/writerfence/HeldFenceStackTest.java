@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The thread's held-fence stack: a hold ends with its fenced call even when the guarded code gave
- * the lease back early, and a nested call re-enters only a hold of the same exclusion domain (the
- * same lease store: one DataSource and schema), never one that merely shares the fence name.
+ * the lease back early, and a nested call re-enters only a hold of the same exclusion domain (an
+ * equal lease store, or one on the same database and schema), never one that merely shares the
+ * fence name.
  */
 class HeldFenceStackTest extends FenceTestSupport {
   private static final String OTHER_SCHEMA = "wf_other_domain";
@@ -43,7 +44,10 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(HeldFences.holdsAny()).isFalse();
     assertThat(WriterFence.current(name)).isEmpty();
 
-    FenceLease theirs = fence().tryAcquire(name, "other-writer", TTL).orElseThrow();
+    FenceLease theirs =
+        fence()
+            .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
+            .orElseThrow();
     AtomicInteger ran = new AtomicInteger();
     Throwable second = catchThrowable(() -> fence.call(request("again"), ran::incrementAndGet));
 
@@ -96,7 +100,10 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(result).isEqualTo("done");
     assertThat(HeldFences.holdsAny()).isFalse();
     assertThat(store.releaseTokens()).hasSize(1);
-    FenceLease theirs = fence().tryAcquire(name, "other-writer", TTL).orElseThrow();
+    FenceLease theirs =
+        fence()
+            .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
+            .orElseThrow();
     assertThat(catchThrowable(() -> fence.proceed(request("again"), String.class, () -> "ran")))
         .isInstanceOf(WriterFenceBusyException.class);
     assertThat(fence.release(theirs)).isTrue();
@@ -126,7 +133,12 @@ class HeldFenceStackTest extends FenceTestSupport {
   void nestedCallOfAnotherDomainWithTheSameNameAcquiresItsOwnLease() throws Exception {
     WriterFence outer = fence();
     WriterFence otherDomain = fence(DB.dataSource()).schema(OTHER_SCHEMA).build();
-    FenceLease theirs = otherDomain.tryAcquire(name, "other-domain-holder", TTL).orElseThrow();
+    WriterFence otherDomainHolder = fence(DB.dataSource()).schema(OTHER_SCHEMA).build();
+    FenceLease theirs =
+        otherDomainHolder
+            .tryAcquire(
+                FenceRequest.builder(name).holderLabel("other-domain-holder").ttl(TTL).build())
+            .orElseThrow();
     AtomicInteger ran = new AtomicInteger();
 
     Throwable nested =
@@ -195,6 +207,44 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(tokens[0]).isEqualTo(1L).isEqualTo(tokens[1]);
     assertThat(sql.state(name)).isEqualTo("free");
     assertThat(sql.fencingToken(name)).as("one acquire in all").isEqualTo(1L);
+  }
+
+  @Test
+  void fencesOnOtherDataSourceObjectsOfTheSameDatabaseAndSchemaAreOneDomain() throws Exception {
+    WriterFence first = fence(DB.dataSource()).build();
+    WriterFence second = fence(DB.dataSource()).build();
+    assertThat(first.store()).isNotEqualTo(second.store());
+
+    long inner =
+        first.call(
+            request("first"), () -> second.call(request("second"), () -> sql.fencingToken(name)));
+
+    assertThat(inner).as("one acquire in all").isEqualTo(1L);
+    assertThat(sql.state(name)).isEqualTo("free");
+  }
+
+  @Test
+  void leaseStoresNameTheirDomainByDatabaseAndSchema() {
+    PgLeaseStore store = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
+    PgLeaseStore sameRows = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
+    PgLeaseStore otherSchema =
+        new PgLeaseStore(DB.dataSource(), OTHER_SCHEMA, Duration.ofSeconds(10));
+
+    assertThat(store.exclusionDomain()).isPresent().isEqualTo(sameRows.exclusionDomain());
+    assertThat(store.exclusionDomain().orElseThrow()).endsWith("/postgres/" + SCHEMA);
+    assertThat(otherSchema.exclusionDomain()).isPresent().isNotEqualTo(store.exclusionDomain());
+  }
+
+  @Test
+  void aRoleWithoutPrivilegesNamesTheSameDomain() {
+    DB.execute(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'wf_plain') THEN"
+            + " CREATE ROLE wf_plain LOGIN; END IF; END $$");
+    PgLeaseStore owner = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
+    PgLeaseStore plain =
+        new PgLeaseStore(DB.dataSource("wf_plain", null), SCHEMA, Duration.ofSeconds(10));
+
+    assertThat(plain.exclusionDomain()).isPresent().isEqualTo(owner.exclusionDomain());
   }
 
   @Test

@@ -88,7 +88,7 @@ class InProcessTurnsTest extends FenceTestSupport {
   void aThreadThatWaitedThroughTheScheduleIsBusyWithoutAskingTheDatabase() throws Exception {
     RecordingStoreFence recorded = new RecordingStoreFence();
     try (WriterFence fence = recorded.fence) {
-      FenceLease held = fence.acquire(request("holder"));
+      FenceLease held = acquireOnAnotherThread(fence, request("holder"));
       int statementsBefore = recorded.store.acquireTokens().size();
 
       AtomicBoolean ran = new AtomicBoolean();
@@ -102,7 +102,7 @@ class InProcessTurnsTest extends FenceTestSupport {
                     .contains(
                         "'"
                             + name
-                            + "' is busy: its turn in this process stayed with other threads")
+                            + "' is busy: its turn in this process stayed with another acquire of the same fence")
                     .contains("held by 'holder'");
               });
       assertThat(ran).isFalse();
@@ -119,16 +119,22 @@ class InProcessTurnsTest extends FenceTestSupport {
   void tryAcquireAnswersBusyAtOnceWhileAnotherThreadOfTheFenceHoldsTheName() throws Exception {
     RecordingStoreFence recorded = new RecordingStoreFence();
     try (WriterFence fence = recorded.fence) {
-      FenceLease held = fence.tryAcquire(name, "holder", null).orElseThrow();
+      FenceLease held =
+          fence.tryAcquire(FenceRequest.builder(name).holderLabel("holder").build()).orElseThrow();
       int statementsBefore = recorded.store.acquireTokens().size();
 
       CompletableFuture<Boolean> other =
-          CompletableFuture.supplyAsync(() -> fence.tryAcquire(name, "other", null).isPresent());
+          CompletableFuture.supplyAsync(
+              () ->
+                  fence
+                      .tryAcquire(FenceRequest.builder(name).holderLabel("other").build())
+                      .isPresent());
 
       assertThat(other.get(30, TimeUnit.SECONDS)).isFalse();
       assertThat(recorded.store.acquireTokens().size()).isEqualTo(statementsBefore);
       fence.release(held);
-      assertThat(fence.tryAcquire(name, "other", null)).isPresent();
+      assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("other").build()))
+          .isPresent();
     }
   }
 
@@ -197,7 +203,7 @@ class InProcessTurnsTest extends FenceTestSupport {
   @Test
   void anInterruptedThreadIsNotMadeToWaitForATakenTurn() throws Exception {
     try (WriterFence fence = fence(DB.dataSource()).retryPolicy(PATIENT).build()) {
-      FenceLease held = fence.acquire(request("holder"));
+      FenceLease held = acquireOnAnotherThread(fence, request("holder"));
       Thread.currentThread().interrupt();
       try {
         assertThatThrownBy(() -> fence.run(request("interrupted"), () -> {}))
@@ -247,7 +253,9 @@ class InProcessTurnsTest extends FenceTestSupport {
 
       assertThat(status(fence).state()).isEqualTo("free");
       assertThat(
-              CompletableFuture.supplyAsync(() -> fence.tryAcquire(name, "late", null))
+              CompletableFuture.supplyAsync(
+                      () ->
+                          fence.tryAcquire(FenceRequest.builder(name).holderLabel("late").build()))
                   .get(30, TimeUnit.SECONDS))
           .as("no thread of the halting process takes the freed row")
           .isEmpty();
@@ -264,5 +272,11 @@ class InProcessTurnsTest extends FenceTestSupport {
             .defaultTtl(TTL)
             .listener(listener)
             .build();
+  }
+
+  /** A holder in the same fence that is not this thread: a hold of this thread would be joined. */
+  private static FenceLease acquireOnAnotherThread(WriterFence fence, FenceRequest request)
+      throws Exception {
+    return CompletableFuture.supplyAsync(() -> fence.acquire(request)).get();
   }
 }

@@ -37,7 +37,10 @@ class LifecycleCasesTest extends FenceTestSupport {
       long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - signalled);
       System.out.printf("C14: lease free %d ms after SIGTERM%n", freedAfter);
 
-      FenceLease next = fence().tryAcquire(name, "next", TTL).orElseThrow();
+      FenceLease next =
+          fence()
+              .tryAcquire(FenceRequest.builder(name).holderLabel("next").ttl(TTL).build())
+              .orElseThrow();
       assertThat(next.fencingToken()).isEqualTo(token + 1);
       fence().release(next);
       assertThat(holder.awaitExit(Duration.ofSeconds(10))).isNotZero(); // ended by the signal
@@ -57,7 +60,10 @@ class LifecycleCasesTest extends FenceTestSupport {
       await("freed by its TTL instead")
           .atMost(Duration.ofSeconds(6))
           .until(() -> "expired".equals(sql.state(name)));
-      FenceLease next = fence().tryAcquire(name, "next", TTL).orElseThrow();
+      FenceLease next =
+          fence()
+              .tryAcquire(FenceRequest.builder(name).holderLabel("next").ttl(TTL).build())
+              .orElseThrow();
       assertThat(next.fencingToken()).isEqualTo(token + 1);
       fence().release(next);
     }
@@ -85,7 +91,9 @@ class LifecycleCasesTest extends FenceTestSupport {
               .pollInterval(Duration.ofMillis(50))
               .until(
                   () -> {
-                    Optional<FenceLease> lease = next.tryAcquire(name, "next", TTL);
+                    Optional<FenceLease> lease =
+                        next.tryAcquire(
+                            FenceRequest.builder(name).holderLabel("next").ttl(TTL).build());
                     attempts.add(lease.isPresent());
                     return lease.orElse(null);
                   },
@@ -127,7 +135,13 @@ class LifecycleCasesTest extends FenceTestSupport {
             await("takeover while the holder is stopped")
                 .atMost(Duration.ofSeconds(8))
                 .pollInterval(Duration.ofMillis(100))
-                .until(() -> other.tryAcquire(name, "other", TTL).orElse(null), l -> l != null);
+                .until(
+                    () ->
+                        other
+                            .tryAcquire(
+                                FenceRequest.builder(name).holderLabel("other").ttl(TTL).build())
+                            .orElse(null),
+                    l -> l != null);
       } finally {
         signal("CONT", holder.pid());
       }

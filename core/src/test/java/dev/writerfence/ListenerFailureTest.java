@@ -62,7 +62,9 @@ class ListenerFailureTest extends FenceTestSupport {
     assertThat(sql.state(name)).as("the lease was released").isEqualTo("free");
     assertThat(HeldFences.holdsAny()).isFalse();
 
-    Throwable tried = catchThrowable(() -> fence.tryAcquire(name, "try", TTL));
+    Throwable tried =
+        catchThrowable(
+            () -> fence.tryAcquire(FenceRequest.builder(name).holderLabel("try").ttl(TTL).build()));
     assertThat(tried).isSameAs(oom);
     assertThat(sql.state(name)).as("the tried lease was released").isEqualTo("free");
     assertThat(sql.fencingToken(name)).isEqualTo(2L);

@@ -27,7 +27,9 @@ class LocalTurnsTest {
 
   @Test
   void aTimedWaitEndsEmptyWhenTheTurnIsKept() throws Exception {
-    turns.take("bucket-a", 0);
+    Thread holder = new Thread(() -> takeNow("bucket-a"));
+    holder.start();
+    holder.join();
 
     long start = System.nanoTime();
     assertThat(turns.take("bucket-a", TimeUnit.MILLISECONDS.toNanos(50))).isNull();
@@ -119,5 +121,13 @@ class LocalTurnsTest {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> thread.getState() == Thread.State.TIMED_WAITING);
+  }
+
+  private void takeNow(String fenceName) {
+    try {
+      turns.take(fenceName, 0);
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 }

@@ -54,13 +54,13 @@ class MutualExclusionTest extends FenceTestSupport {
       int sections = here.sections();
       assertThat(here.failures()).isEmpty();
       for (ForkedJvm process : processes) {
-        String[] done = process.awaitLine("done ", Duration.ofSeconds(60)).split(" ");
+        String[] done = process.awaitLine("done ", Hammer.SERVED_BY.plusMinutes(1)).split(" ");
         assertThat(done[3]).as("failures in %s", process).isEqualTo("0");
         sections += Integer.parseInt(done[1]);
       }
 
       List<Section> recorded = record.load();
-      assertThat(recorded).hasSize(sections).hasSizeGreaterThan(30);
+      assertThat(recorded).hasSize(sections);
       assertThat(contention.busyAttempts()).as("writers really contended").isPositive();
       assertThat(recorded)
           .extracting(s -> s.writer().replaceAll("[@/].*", ""))

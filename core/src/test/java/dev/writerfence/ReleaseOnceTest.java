@@ -32,7 +32,11 @@ class ReleaseOnceTest extends FenceTestSupport {
                   }
                 })
             .build();
-    FenceLease lease = fence.tryAcquire(name, "once", Duration.ofSeconds(30)).orElseThrow();
+    FenceLease lease =
+        fence
+            .tryAcquire(
+                FenceRequest.builder(name).holderLabel("once").ttl(Duration.ofSeconds(30)).build())
+            .orElseThrow();
 
     int threads = 8;
     CountDownLatch start = new CountDownLatch(1);

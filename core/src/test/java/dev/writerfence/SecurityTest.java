@@ -73,7 +73,10 @@ class SecurityTest extends FenceTestSupport {
   @Test
   void applicationRoleTakesAndGivesBackItsOwnLeaseThroughTheFunctions() throws Exception {
     WriterFence fence = fence(asApp).schema(SECURED).build();
-    FenceLease lease = fence.tryAcquire(name, "app", TTL).orElseThrow();
+    FenceLease lease =
+        fence
+            .tryAcquire(FenceRequest.builder(name).holderLabel("app").ttl(TTL).build())
+            .orElseThrow();
     assertThat(ownerCalls.state(name)).isEqualTo("held");
     assertThat(fence.release(lease)).isTrue();
     assertThat(ownerCalls.state(name)).isEqualTo("free");

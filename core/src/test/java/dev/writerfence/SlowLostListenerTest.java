@@ -36,8 +36,10 @@ class SlowLostListenerTest extends FenceTestSupport {
                   }
                 })
             .build();
-    FenceLease a = fence.tryAcquire(name + "-a", "a", null).orElseThrow();
-    FenceLease b = fence.tryAcquire(name + "-b", "b", null).orElseThrow();
+    FenceLease a =
+        fence.tryAcquire(FenceRequest.builder(name + "-a").holderLabel("a").build()).orElseThrow();
+    FenceLease b =
+        fence.tryAcquire(FenceRequest.builder(name + "-b").holderLabel("b").build()).orElseThrow();
     try {
       EmbeddedDatabase.get()
           .execute(

@@ -28,7 +28,7 @@ final class Writes {
    */
   static void fenced(String jdbcUrl, String fenceName, Runnable body) {
     try (WriterFence fence = WriterFence.builder(WriterProcess.unpooled(jdbcUrl)).build()) {
-      fence.run(FenceRequest.of(fenceName), body);
+      fence.run(FenceRequest.of(fenceName), body::run);
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import java.time.Duration;
@@ -60,7 +61,14 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
     assertThat(TestFence.leaseRow("corpus:" + a + ":photos/1.jpg")).isPresent();
 
     // One fence per bucket: bucket a held elsewhere does not stop a writer of bucket b.
-    FenceLease other = otherWriter.tryAcquire("corpus:" + a, "other", Duration.ofSeconds(30)).get();
+    FenceLease other =
+        otherWriter
+            .tryAcquire(
+                FenceRequest.builder("corpus:" + a)
+                    .holderLabel("other")
+                    .ttl(Duration.ofSeconds(30))
+                    .build())
+            .get();
     try {
       assertThatThrownBy(() -> writer.writeWithFewRetries(a))
           .isInstanceOf(WriterFenceBusyException.class);
@@ -96,7 +104,14 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
   void busyAfterRetriesThrowsAndTheMethodNeverRuns() {
     String bucket = TestFence.uniqueId("busy");
     String name = "corpus:" + bucket;
-    FenceLease other = otherWriter.tryAcquire(name, "other-writer", Duration.ofSeconds(30)).get();
+    FenceLease other =
+        otherWriter
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("other-writer")
+                    .ttl(Duration.ofSeconds(30))
+                    .build())
+            .get();
     try {
       assertThatThrownBy(() -> writer.writeWithFewRetries(bucket))
           .isInstanceOfSatisfying(
@@ -153,7 +168,13 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
 
     // After the outer hold ends another writer acquires at once, with the next token.
     FenceLease next =
-        otherWriter.tryAcquire(name, "next-writer", Duration.ofSeconds(30)).orElseThrow();
+        otherWriter
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("next-writer")
+                    .ttl(Duration.ofSeconds(30))
+                    .build())
+            .orElseThrow();
     try {
       assertThat(next.fencingToken()).isGreaterThan(outer.lease().get().fencingToken());
     } finally {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import java.time.Duration;
 import java.util.Optional;
@@ -41,7 +42,11 @@ class CompletionStageTest extends CompileTimeWovenTest {
         .until(
             () -> {
               Optional<FenceLease> other =
-                  otherWriter.tryAcquire(name, "other-writer", Duration.ofSeconds(30));
+                  otherWriter.tryAcquire(
+                      FenceRequest.builder(name)
+                          .holderLabel("other-writer")
+                          .ttl(Duration.ofSeconds(30))
+                          .build());
               if (other.isEmpty()) {
                 busyAnswers.incrementAndGet();
                 lastBusyMillis.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -78,7 +83,11 @@ class CompletionStageTest extends CompileTimeWovenTest {
     // No waiting: completion of the returned future means the row is already free.
     assertThat(TestFence.leaseRow(name).orElseThrow().held()).isFalse();
     assertThat(EVENTS.releases(name)).isEqualTo(1);
-    FenceLease next = otherWriter.tryAcquire(name, "next", Duration.ofSeconds(30)).orElseThrow();
+    FenceLease next =
+        otherWriter
+            .tryAcquire(
+                FenceRequest.builder(name).holderLabel("next").ttl(Duration.ofSeconds(30)).build())
+            .orElseThrow();
     otherWriter.release(next);
   }
 }

@@ -1,19 +1,22 @@
 package dev.writerfence.bootstrap;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.BooleanSupplier;
+import java.util.UUID;
 
 /**
  * The fences the current thread holds, innermost first: pushed when a fenced call acquires and
- * popped when that call ends. Entries use JDK types only, so that copies of core loaded by
- * different class loaders share this one stack when the agent has placed it in the bootstrap class
- * loader.
+ * popped when that call ends. Entries speak JDK types only, so that copies of core loaded by
+ * different class loaders (the application's, the agent's relocated one) share this one stack when
+ * the agent has placed it in the bootstrap class loader, and each can read the others' holds: to
+ * join them, and to show their leases.
  *
- * <p>An entry counts as held only while its validity check answers {@code true}: a lease that was
+ * <p>An entry counts as held only while it {@linkplain Entry#isValid() is valid}: a lease that was
  * released or lost (renewal failed, or the TTL ran out) is not held, though its entry stays until
  * its call ends. Only the calling thread reads or changes its own stack, so no locking is needed.
  */
@@ -22,37 +25,77 @@ public final class HeldFenceStack {
 
   private HeldFenceStack() {}
 
-  /**
-   * One hold.
-   *
-   * @param fenceName the fence name; never {@code null}
-   * @param domain the exclusion domain the lease belongs to (its lease store), compared with {@code
-   *     equals}; never {@code null}
-   * @param lease the lease object of the copy of core that pushed it; never {@code null}
-   * @param valid answers whether the lease is still held; never {@code null}
-   */
-  public record Entry(String fenceName, Object domain, Object lease, BooleanSupplier valid) {
+  /** One hold, as the copy of core that pushed it describes it. Times are the database's clock. */
+  public interface Entry {
     /**
-     * @throws NullPointerException when any component is {@code null}
+     * @return the fence name; never {@code null}
      */
-    public Entry {
-      if (fenceName == null || domain == null || lease == null || valid == null) {
-        throw new NullPointerException("fenceName, domain, lease and valid are required");
-      }
-    }
+    String fenceName();
+
+    /**
+     * @return the exclusion domain the lease belongs to (its lease store), compared with {@code
+     *     equals} by the copy of core that pushed it; never {@code null}
+     */
+    Object domain();
+
+    /**
+     * @return the exclusion domain as a name that every copy of core computes alike for the same
+     *     database and schema, so a copy can tell that another copy's hold is on its own lease row;
+     *     {@code null} when it cannot be named (then only an equal {@link #domain()} joins)
+     */
+    String domainName();
+
+    /**
+     * @return the lease object of the copy of core that pushed it; never {@code null}
+     */
+    Object lease();
 
     /**
      * @return {@code true} while the lease is held (not released, not lost)
      */
-    public boolean isValid() {
-      return valid.getAsBoolean();
-    }
+    boolean isValid();
+
+    /**
+     * @return why the lease was lost, or {@code null} while it is not lost
+     */
+    String lostReason();
+
+    /**
+     * @return the holder token minted for the acquire; never {@code null}
+     */
+    UUID holderToken();
+
+    /**
+     * @return the holder label, or {@code null}
+     */
+    String holderLabel();
+
+    /**
+     * @return the fencing token, at least 1
+     */
+    long fencingToken();
+
+    /**
+     * @return when the lease was granted; never {@code null}
+     */
+    Instant acquiredAt();
+
+    /**
+     * @return the latest confirmed expiry; never {@code null}
+     */
+    Instant expiresAt();
+
+    /**
+     * @return the TTL the lease was acquired with; never {@code null}
+     */
+    Duration ttl();
   }
 
   /**
    * Records that this thread now holds {@code entry}'s lease.
    *
    * @param entry the hold; never {@code null}
+   * @throws NullPointerException when {@code entry} is {@code null}
    */
   public static void push(Entry entry) {
     if (entry == null) {
@@ -62,8 +105,8 @@ public final class HeldFenceStack {
   }
 
   /**
-   * Forgets the entry of {@code lease} (compared by identity), valid or not. A lease that was never
-   * pushed is ignored.
+   * Forgets the innermost entry of {@code lease} (compared by identity), valid or not. A lease that
+   * was never pushed is ignored.
    *
    * @param lease a lease pushed earlier by this thread
    */

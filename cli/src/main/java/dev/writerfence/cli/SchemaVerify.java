@@ -1,5 +1,6 @@
 package dev.writerfence.cli;
 
+import dev.writerfence.schema.ContractFunctions;
 import dev.writerfence.schema.FenceSchema;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -7,8 +8,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,49 +36,11 @@ import picocli.CommandLine.Spec;
       "Prints OK or FAIL per check; exit status 1 on any FAIL. Any role can run it."
     })
 final class SchemaVerify implements Callable<Integer> {
-  /** The functions that read or change the lease table or the sequence for their caller. */
-  static final List<String> DEFINER_FUNCTIONS =
-      List.of(
-          "acquire_lease",
-          "acquire",
-          "renew_lease",
-          "renew",
-          "release",
-          "next_advisory_fencing_token");
-
-  /** The functions granted to the application role. */
-  static final List<String> GRANTED_FUNCTIONS =
-      List.of(
-          "acquire_lease",
-          "acquire",
-          "renew_lease",
-          "renew",
-          "release",
-          "schema_version",
-          "next_advisory_fencing_token");
-
   /**
-   * The input rules, as plain SQL functions that PostgreSQL inlines into their callers: a SET
-   * clause would forbid that, so they have no pinned search_path, and must never be SECURITY
-   * DEFINER (their callers pin it; V1__writer_fence.sql).
+   * The contract's functions, read from the shipped migration: the only list of their names,
+   * signatures, SECURITY DEFINER, pinned search_path and EXECUTE grants.
    */
-  static final List<String> INLINED_FUNCTIONS =
-      List.of("holder_label_ok", "fence_name_ok", "args_ok");
-
-  /** Every function of the contract. */
-  static final List<String> ALL_FUNCTIONS =
-      List.of(
-          "holder_label_ok",
-          "fence_name_ok",
-          "args_ok",
-          "check_args",
-          "acquire_lease",
-          "acquire",
-          "renew_lease",
-          "renew",
-          "release",
-          "schema_version",
-          "next_advisory_fencing_token");
+  private static final List<ContractFunctions.Function> FUNCTIONS = ContractFunctions.all();
 
   private static final String TABLE_PRIVILEGES =
       "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER";
@@ -177,50 +144,42 @@ final class SchemaVerify implements Callable<Integer> {
   }
 
   private void checkFunctions(Connection c, String s) throws SQLException {
+    Map<String, Installed> installed = installedFunctions(c, s);
     List<String> missing = new ArrayList<>();
     List<String> notDefiner = new ArrayList<>();
-    List<String> unpinned = new ArrayList<>();
-    List<String> publicExecute = new ArrayList<>();
-    String sql =
-        "SELECT p.proname, p.prosecdef,"
-            + " EXISTS (SELECT 1 FROM unnest(p.proconfig) AS cfg WHERE cfg LIKE 'search\\_path=%'),"
-            + " has_function_privilege('public', p.oid, 'EXECUTE')"
-            + " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ?"
-            + " ORDER BY p.proname";
-    List<String> found = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, s);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          String name = rs.getString(1);
-          found.add(name);
-          if (DEFINER_FUNCTIONS.contains(name) && !rs.getBoolean(2)) {
-            notDefiner.add(name);
-          }
-          boolean inlinedRule = INLINED_FUNCTIONS.contains(name) && !rs.getBoolean(2);
-          if (!rs.getBoolean(3) && !inlinedRule) {
-            unpinned.add(name);
-          }
-          if (rs.getBoolean(4)) {
-            publicExecute.add(name);
-          }
-        }
+    for (ContractFunctions.Function f : FUNCTIONS) {
+      Installed found = installed.get(f.signature());
+      if (found == null) {
+        missing.add(f.signature());
+      } else if (f.securityDefiner() && !found.definer()) {
+        notDefiner.add(f.name());
       }
     }
-    for (String f : ALL_FUNCTIONS) {
-      if (!found.contains(f)) {
-        missing.add(f);
+    // What the contract pins must stay pinned; a function the contract leaves unpinned (an input
+    // rule that PostgreSQL inlines) must not run with its owner's rights either.
+    List<String> unpinned = new ArrayList<>();
+    List<String> publicExecute = new ArrayList<>();
+    for (Installed found : installed.values()) {
+      ContractFunctions.Function f = contractFunction(found.signature());
+      boolean mayBeUnpinned = f != null && !f.pinnedSearchPath() && !found.definer();
+      if (!found.pinned() && !mayBeUnpinned) {
+        unpinned.add(found.name());
+      }
+      if (found.publicExecute()) {
+        publicExecute.add(found.name());
       }
     }
     check(
         missing.isEmpty(),
         missing.isEmpty()
-            ? "functions " + String.join(", ", ALL_FUNCTIONS) + " exist"
+            ? "functions " + names(FUNCTIONS, f -> true) + " exist"
             : "missing functions: " + String.join(", ", missing));
     check(
         notDefiner.isEmpty(),
         notDefiner.isEmpty()
-            ? "functions " + String.join(", ", DEFINER_FUNCTIONS) + " are SECURITY DEFINER"
+            ? "functions "
+                + names(FUNCTIONS, ContractFunctions.Function::securityDefiner)
+                + " are SECURITY DEFINER"
             : "not SECURITY DEFINER: " + String.join(", ", notDefiner));
     check(
         unpinned.isEmpty(),
@@ -228,7 +187,7 @@ final class SchemaVerify implements Callable<Integer> {
             ? "every function in schema '"
                 + s
                 + "' but the inlined input rules ("
-                + String.join(", ", INLINED_FUNCTIONS)
+                + names(FUNCTIONS, f -> !f.pinnedSearchPath())
                 + ", none SECURITY DEFINER) has a pinned search_path"
             : "no pinned search_path: " + String.join(", ", unpinned));
     check(
@@ -238,6 +197,49 @@ final class SchemaVerify implements Callable<Integer> {
             : "executable by PUBLIC: " + String.join(", ", publicExecute));
   }
 
+  /** A function found in the schema, keyed by its signature. */
+  private record Installed(
+      String name, String signature, boolean definer, boolean pinned, boolean publicExecute) {}
+
+  private static Map<String, Installed> installedFunctions(Connection c, String s)
+      throws SQLException {
+    String sql =
+        "SELECT p.proname, p.proname || '(' || oidvectortypes(p.proargtypes) || ')', p.prosecdef,"
+            + " EXISTS (SELECT 1 FROM unnest(p.proconfig) AS cfg WHERE cfg LIKE 'search\\_path=%'),"
+            + " has_function_privilege('public', p.oid, 'EXECUTE')"
+            + " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ?"
+            + " ORDER BY p.proname, 2";
+    Map<String, Installed> installed = new LinkedHashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, s);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Installed found =
+              new Installed(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getBoolean(3),
+                  rs.getBoolean(4),
+                  rs.getBoolean(5));
+          installed.put(found.signature(), found);
+        }
+      }
+    }
+    return installed;
+  }
+
+  private static ContractFunctions.Function contractFunction(String signature) {
+    return FUNCTIONS.stream().filter(f -> f.signature().equals(signature)).findFirst().orElse(null);
+  }
+
+  private static String names(
+      List<ContractFunctions.Function> functions, Predicate<ContractFunctions.Function> which) {
+    return functions.stream()
+        .filter(which)
+        .map(ContractFunctions.Function::name)
+        .collect(Collectors.joining(", "));
+  }
+
   private void checkGrantee(Connection c, String s, String role) throws SQLException {
     if (!check(
         exists(c, "SELECT count(*) FROM pg_roles WHERE rolname = ?", role),
@@ -245,16 +247,17 @@ final class SchemaVerify implements Callable<Integer> {
       return;
     }
     List<String> noExecute = new ArrayList<>();
-    for (String f : GRANTED_FUNCTIONS) {
-      if (!exists(
-          c,
-          "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
-              + " WHERE n.nspname = ? AND p.proname = ?"
-              + " AND has_function_privilege(?, p.oid, 'EXECUTE')",
-          s,
-          f,
-          role)) {
-        noExecute.add(f);
+    for (ContractFunctions.Function f : FUNCTIONS) {
+      if (f.granted()
+          && !exists(
+              c,
+              "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                  + " WHERE n.nspname = ? AND p.proname || '(' || oidvectortypes(p.proargtypes)"
+                  + " || ')' = ? AND has_function_privilege(?, p.oid, 'EXECUTE')",
+              s,
+              f.signature(),
+              role)) {
+        noExecute.add(f.name());
       }
     }
     boolean usage = exists(c, "SELECT count(*) WHERE has_schema_privilege(?, ?, 'USAGE')", role, s);
@@ -266,7 +269,7 @@ final class SchemaVerify implements Callable<Integer> {
                 + "' has USAGE on schema '"
                 + s
                 + "' and EXECUTE on "
-                + String.join(", ", GRANTED_FUNCTIONS)
+                + names(FUNCTIONS, ContractFunctions.Function::granted)
             : "role '"
                 + role
                 + "' lacks "

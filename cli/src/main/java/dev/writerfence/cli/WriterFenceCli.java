@@ -1,7 +1,6 @@
 package dev.writerfence.cli;
 
 import dev.writerfence.cli.audit.AuditCommand;
-import dev.writerfence.cli.demo.DemoCommand;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -14,22 +13,30 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code writer-fence} command. Exit status: 0 done, 1 failed (or the demo found a violation),
- * 2 bad input (nothing was done).
+ * The {@code writer-fence} ops command line: {@code status}, {@code schema}, {@code release},
+ * {@code key} and {@code audit}. Exit status: 0 done, 1 failed, 2 bad input (nothing was done).
+ *
+ * <p>{@code demo} and {@code database} are not here: they need embedded PostgreSQL, S3Proxy and the
+ * AWS SDK, which the ops commands never use, and live in the demo module (writer-fence-demo), whose
+ * command line shares this one's error handling ({@link #withErrorHandling}) and version. The
+ * {@code ./writer-fence} launcher runs each command from its module's jar.
  */
 @Command(
     name = "writer-fence",
     mixinStandardHelpOptions = true,
     versionProvider = WriterFenceCli.Version.class,
     description = "One writer at a time for a shared bucket, fenced by a PostgreSQL lease.",
+    footerHeading = "%nFrom the demo module (writer-fence-demo), through ./writer-fence:%n",
+    footer = {
+      "  demo      Run writer processes on one bucket through the fence, then check what they did.",
+      "  database  Run a throwaway PostgreSQL on 127.0.0.1 with the SQL contract installed."
+    },
     subcommands = {
-      DemoCommand.class,
       SchemaCommand.class,
       StatusCommand.class,
       ReleaseCommand.class,
       KeyCommand.class,
       AuditCommand.class,
-      DatabaseCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class WriterFenceCli implements Runnable {
@@ -66,10 +73,21 @@ public final class WriterFenceCli implements Runnable {
    *     {@link #main}
    */
   public static CommandLine commandLine(InputStream answers) {
-    CommandLine cli =
+    return withErrorHandling(
         new CommandLine(
             new WriterFenceCli(
-                new BufferedReader(new InputStreamReader(answers, Charset.defaultCharset()))));
+                new BufferedReader(new InputStreamReader(answers, Charset.defaultCharset())))));
+  }
+
+  /**
+   * The error handling every {@code writer-fence} command line shares: bad input is one line naming
+   * what is wrong and where the usage is (exit 2), a failure while running one line naming the
+   * command (exit 1).
+   *
+   * @param cli a command line whose subcommands are all added
+   * @return {@code cli}
+   */
+  public static CommandLine withErrorHandling(CommandLine cli) {
     cli.setParameterExceptionHandler(WriterFenceCli::badInput);
     cli.setExecutionExceptionHandler(WriterFenceCli::failed);
     return cli;
@@ -78,7 +96,8 @@ public final class WriterFenceCli implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "a command is required: demo, status, release, key, schema or audit");
+        spec.commandLine(),
+        "a command is required: status, schema, release, key or audit (or demo, database)");
   }
 
   /**
@@ -158,8 +177,11 @@ public final class WriterFenceCli implements Runnable {
     return sb.toString();
   }
 
-  /** The version from the jar's manifest ({@code Implementation-Version}). */
-  static final class Version implements CommandLine.IVersionProvider {
+  /**
+   * The version from the CLI jar's manifest ({@code Implementation-Version}); the demo's command
+   * line prints it too.
+   */
+  public static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
       return new String[] {line(WriterFenceCli.class.getPackage().getImplementationVersion())};

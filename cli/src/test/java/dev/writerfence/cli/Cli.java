@@ -5,8 +5,12 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.Charset;
+import picocli.CommandLine;
 
-/** Runs the command line in this JVM and keeps what it printed. */
+/**
+ * Runs a command line in this JVM and keeps what it printed: the ops command line, or another built
+ * with {@link WriterFenceCli#withErrorHandling} (the demo module's tests use this one).
+ */
 public final class Cli {
   /**
    * What one run printed, and its exit status.
@@ -42,13 +46,19 @@ public final class Cli {
    * @return the exit status and the output
    */
   public static Run runAnswering(InputStream answers, String... args) {
+    return runOn(WriterFenceCli.commandLine(answers), args);
+  }
+
+  /**
+   * @param cli a command line, not yet run
+   * @param args its arguments
+   * @return the exit status and the output
+   */
+  public static Run runOn(CommandLine cli, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int exit =
-        WriterFenceCli.commandLine(answers)
-            .setOut(new PrintWriter(out, true))
-            .setErr(new PrintWriter(err, true))
-            .execute(args);
+        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
     return new Run(exit, out.toString(), err.toString());
   }
 }

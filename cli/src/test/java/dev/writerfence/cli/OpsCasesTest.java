@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
@@ -178,7 +179,14 @@ class OpsCasesTest {
     // the next writer acquires at once, with a higher fencing token
     WriterFence fence = WriterFence.builder(db.dataSource()).schema(SCHEMA).build();
     try {
-      FenceLease next = fence.tryAcquire(name, "next-writer", Duration.ofSeconds(30)).orElseThrow();
+      FenceLease next =
+          fence
+              .tryAcquire(
+                  FenceRequest.builder(name)
+                      .holderLabel("next-writer")
+                      .ttl(Duration.ofSeconds(30))
+                      .build())
+              .orElseThrow();
       assertThat(next.fencingToken()).isGreaterThan(token);
       assertThat(fence.release(next)).isTrue();
     } finally {

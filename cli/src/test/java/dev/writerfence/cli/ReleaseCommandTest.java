@@ -6,6 +6,7 @@ import static dev.writerfence.cli.OpsCasesTest.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
@@ -39,7 +40,14 @@ class ReleaseCommandTest {
   @Test
   void withYesItClearsWithoutAskingAndTheOldHoldersReleaseThenChangesNothing() {
     String name = FenceNames.random("force-yes");
-    FenceLease old = fence.tryAcquire(name, "upload", Duration.ofSeconds(600)).orElseThrow();
+    FenceLease old =
+        fence
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("upload")
+                    .ttl(Duration.ofSeconds(600))
+                    .build())
+            .orElseThrow();
 
     Cli.Run run = Cli.runAnswering("", forceRelease(name, "--yes"));
 
@@ -48,7 +56,14 @@ class ReleaseCommandTest {
     assertThat(row(name).hasHolder()).isFalse();
     assertThat(fence.release(old)).as("the old holder no longer holds it").isFalse();
 
-    FenceLease next = fence.tryAcquire(name, "pull_sync", Duration.ofSeconds(600)).orElseThrow();
+    FenceLease next =
+        fence
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("pull_sync")
+                    .ttl(Duration.ofSeconds(600))
+                    .build())
+            .orElseThrow();
     assertThat(next.fencingToken()).isGreaterThan(old.fencingToken());
     Cli.Run again = Cli.runAnswering("", forceRelease(name, "--yes"));
     assertThat(again.exitCode()).isZero();
@@ -59,7 +74,14 @@ class ReleaseCommandTest {
   @Test
   void aFreeFenceIsReportedAndNothingChanges() {
     String name = FenceNames.random("force-free");
-    FenceLease lease = fence.tryAcquire(name, "write-back", Duration.ofSeconds(600)).orElseThrow();
+    FenceLease lease =
+        fence
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("write-back")
+                    .ttl(Duration.ofSeconds(600))
+                    .build())
+            .orElseThrow();
     assertThat(fence.release(lease)).isTrue();
     OpsCasesTest.Row before = row(name);
 
@@ -96,7 +118,14 @@ class ReleaseCommandTest {
   @Test
   void noAnswerIsNo() {
     String name = FenceNames.random("force-eof");
-    FenceLease lease = fence.tryAcquire(name, "upload", Duration.ofSeconds(600)).orElseThrow();
+    FenceLease lease =
+        fence
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("upload")
+                    .ttl(Duration.ofSeconds(600))
+                    .build())
+            .orElseThrow();
     OpsCasesTest.Row before = row(name);
 
     Cli.Run run = Cli.runAnswering("", forceRelease(name));
@@ -110,7 +139,14 @@ class ReleaseCommandTest {
   @Test
   void aLeaseThatChangedWhileTheQuestionWasOpenIsNotCleared() {
     String name = FenceNames.random("force-changed");
-    FenceLease shown = fence.tryAcquire(name, "upload", Duration.ofSeconds(600)).orElseThrow();
+    FenceLease shown =
+        fence
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("upload")
+                    .ttl(Duration.ofSeconds(600))
+                    .build())
+            .orElseThrow();
     long[] newToken = new long[1];
     // The answer arrives only after the shown holder released and another writer acquired.
     InputStream answer =
@@ -123,7 +159,11 @@ class ReleaseCommandTest {
               assertThat(fence.release(shown)).isTrue();
               newToken[0] =
                   fence
-                      .tryAcquire(name, "pull_sync", Duration.ofSeconds(600))
+                      .tryAcquire(
+                          FenceRequest.builder(name)
+                              .holderLabel("pull_sync")
+                              .ttl(Duration.ofSeconds(600))
+                              .build())
                       .orElseThrow()
                       .fencingToken();
               yes = new ByteArrayInputStream("y\n".getBytes(Charset.defaultCharset()));

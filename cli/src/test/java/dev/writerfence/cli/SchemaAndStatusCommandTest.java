@@ -3,6 +3,7 @@ package dev.writerfence.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.math.BigDecimal;
@@ -31,14 +32,26 @@ class SchemaAndStatusCommandTest {
 
     WriterFence fence = WriterFence.builder(db.dataSource()).schema(schema).build();
     FenceLease lease =
-        fence.tryAcquire("install-twice", "first", Duration.ofSeconds(30)).orElseThrow();
+        fence
+            .tryAcquire(
+                FenceRequest.builder("install-twice")
+                    .holderLabel("first")
+                    .ttl(Duration.ofSeconds(30))
+                    .build())
+            .orElseThrow();
     fence.release(lease);
 
     Cli.Run second = installSchema(schema);
     assertThat(second.exitCode()).as(second.err()).isZero();
     assertThat(second.out()).contains("schema '" + schema + "' was already installed");
     FenceLease next =
-        fence.tryAcquire("install-twice", "second", Duration.ofSeconds(30)).orElseThrow();
+        fence
+            .tryAcquire(
+                FenceRequest.builder("install-twice")
+                    .holderLabel("second")
+                    .ttl(Duration.ofSeconds(30))
+                    .build())
+            .orElseThrow();
     assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
     fence.release(next);
   }
@@ -136,9 +149,21 @@ class SchemaAndStatusCommandTest {
   void statusShowsHolderLabelTokenAndState() {
     WriterFence fence = WriterFence.builder(db.dataSource()).build();
     FenceLease held =
-        fence.tryAcquire("cli-status-held", "upload", Duration.ofSeconds(120)).orElseThrow();
+        fence
+            .tryAcquire(
+                FenceRequest.builder("cli-status-held")
+                    .holderLabel("upload")
+                    .ttl(Duration.ofSeconds(120))
+                    .build())
+            .orElseThrow();
     FenceLease freed =
-        fence.tryAcquire("cli-status-free", "pull_sync", Duration.ofSeconds(120)).orElseThrow();
+        fence
+            .tryAcquire(
+                FenceRequest.builder("cli-status-free")
+                    .holderLabel("pull_sync")
+                    .ttl(Duration.ofSeconds(120))
+                    .build())
+            .orElseThrow();
     fence.release(freed);
     try {
       Cli.Run run = status();

@@ -2,9 +2,11 @@ package dev.writerfence.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.schema.ContractFunctions;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** {@code schema verify}: every check passes on a fresh install and fails on its own breakage. */
@@ -69,6 +71,32 @@ class SchemaVerifyCommandTest {
                 + "' has SELECT, UPDATE on the table cli_verify_broken.lease (it must go through the"
                 + " functions; is it the owner or a superuser?)");
     assertThat(run.out()).containsPattern("8 of \\d+ checks failed");
+  }
+
+  @Test
+  void theFunctionsCheckedAreTheContractsWithTheirSignatures() {
+    String schema = install("cli_verify_signature");
+    // Same name, other arguments: not the contract's function.
+    db.execute(
+        "DROP FUNCTION " + schema + ".release(text, uuid)",
+        "CREATE FUNCTION "
+            + schema
+            + ".release(p_fence_name text) RETURNS boolean LANGUAGE sql VOLATILE SECURITY DEFINER"
+            + " SET search_path = pg_catalog, pg_temp AS $fn$ SELECT false $fn$",
+        "REVOKE ALL ON FUNCTION " + schema + ".release(text) FROM PUBLIC");
+
+    Cli.Run run = verify(schema, "--grant-to", APP);
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out().lines().filter(l -> l.startsWith("FAIL")))
+        .containsExactly(
+            "FAIL  missing functions: release(text, uuid)",
+            "FAIL  role '" + APP + "' lacks EXECUTE on release");
+    String exist =
+        ContractFunctions.all().stream()
+            .map(ContractFunctions.Function::name)
+            .collect(Collectors.joining(", ", "functions ", " exist"));
+    assertThat(verify(install("cli_verify_fresh")).out()).contains("OK    " + exist);
   }
 
   @Test

@@ -2,8 +2,7 @@ package org.example.audited;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
-import dev.writerfence.cli.demo.DemoStorage;
-import dev.writerfence.cli.demo.S3Clients;
+import dev.writerfence.cli.audit.LocalS3;
 import dev.writerfence.testing.WriterProcess;
 import java.net.URI;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -34,7 +33,7 @@ public final class AuditedApp {
     String fenceName = args[2];
     String bucket = args[3];
     int status = Integer.parseInt(args[4]);
-    try (S3Client s3 = S3Clients.create(endpoint, DemoStorage.ACCESS_KEY, DemoStorage.SECRET_KEY);
+    try (S3Client s3 = LocalS3.client(endpoint);
         WriterFence fence = WriterFence.builder(WriterProcess.unpooled(args[1])).build()) {
       fence.run(FenceRequest.of(fenceName), () -> attempt(FENCED, () -> put(s3, bucket, FENCED)));
       attempt(UNFENCED_PUT, () -> unfencedPut(s3, bucket));

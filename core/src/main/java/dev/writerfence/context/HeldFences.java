@@ -2,9 +2,13 @@ package dev.writerfence.context;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.bootstrap.HeldFenceStack;
+import dev.writerfence.store.LeaseStore;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The fences the current thread holds, innermost first: a stack per thread, pushed when a fenced
@@ -12,10 +16,13 @@ import java.util.Optional;
  * for a name already held in the same exclusion domain runs inside the existing hold, and code
  * inside a hold finds its lease here to stamp its writes with the fencing token.
  *
- * <p>Each entry pairs the lease with its domain: the lease store it came from, compared with {@code
- * equals} (for the lease-row backend, one DataSource object and one schema). A lease of the same
- * fence name from another domain is another fence. A lease that is no longer valid (released, for
- * example by the guarded code itself) is not held, though its entry stays until its call ends.
+ * <p>Each entry pairs the lease with its domain: the lease store it came from. A hold is in a
+ * store's domain when its store is equal to that store (for the lease-row backend, one DataSource
+ * object and one schema), or when both stores {@linkplain LeaseStore#exclusionDomain() name} the
+ * same domain (the same database and schema, reached through any DataSource object, by any copy of
+ * core in the JVM): both then stand for the same lease row. A lease of the same fence name from
+ * another domain is another fence. A lease that is no longer valid (released, for example by the
+ * guarded code itself) is not held, though its entry stays until its call ends.
  *
  * <p>The stack itself is {@link HeldFenceStack}, which the agent places in the bootstrap class
  * loader: every copy of core in the JVM, and the agent's audit advice inside storage clients, then
@@ -26,15 +33,15 @@ public final class HeldFences {
 
   /**
    * @param fenceName the fence name
-   * @return the innermost valid lease this thread holds on that name, in any domain
+   * @return the innermost valid lease of this copy of core that this thread holds on that name, in
+   *     any domain
    */
   public static Optional<FenceLease> find(String fenceName) {
     return find(null, fenceName);
   }
 
   /**
-   * @param domain the exclusion domain (the lease store), compared with {@code equals}; {@code
-   *     null} for any
+   * @param domain the exclusion domain (the lease store); {@code null} for any
    * @param fenceName the fence name
    * @return the innermost valid lease of this copy of core that this thread holds on that name in
    *     that domain
@@ -43,11 +50,28 @@ public final class HeldFences {
     for (HeldFenceStack.Entry entry : HeldFenceStack.held()) {
       if (entry.fenceName().equals(fenceName)
           && entry.lease() instanceof FenceLease lease
-          && (domain == null || entry.domain().equals(domain))) {
+          && (domain == null || inDomain(entry, domain))) {
         return Optional.of(lease);
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Whether a fenced call of {@code store} for {@code fenceName} runs inside a hold this thread
+   * has, pushed by any copy of core: the one rule every weaving mode joins by.
+   *
+   * @param store the store of the fence that would acquire; never {@code null}
+   * @param fenceName the fence name
+   * @return {@code true} when this thread holds a valid lease on that name in that store's domain
+   */
+  public static boolean holdsInDomain(LeaseStore store, String fenceName) {
+    for (HeldFenceStack.Entry entry : HeldFenceStack.held()) {
+      if (entry.fenceName().equals(fenceName) && inDomain(entry, store)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -81,7 +105,7 @@ public final class HeldFences {
     if (domain == null || lease == null) {
       throw new NullPointerException("domain and lease are required");
     }
-    HeldFenceStack.push(new HeldFenceStack.Entry(lease.fenceName(), domain, lease, lease::isValid));
+    HeldFenceStack.push(new Hold(domain, lease));
   }
 
   /**
@@ -91,5 +115,73 @@ public final class HeldFences {
    */
   public static void pop(FenceLease lease) {
     HeldFenceStack.pop(lease);
+  }
+
+  /**
+   * An equal store is the same domain at no cost; a store of another object (or of another copy of
+   * core) only when both name the same domain, which a store learns once from its database.
+   */
+  private static boolean inDomain(HeldFenceStack.Entry entry, Object domain) {
+    if (entry.domain().equals(domain)) {
+      return true;
+    }
+    if (!(domain instanceof LeaseStore store)) {
+      return false;
+    }
+    String held = entry.domainName();
+    return held != null && store.exclusionDomain().map(held::equals).orElse(false);
+  }
+
+  /** This copy of core's entry: the lease and its store, described in JDK types for the others. */
+  private record Hold(Object domain, FenceLease lease) implements HeldFenceStack.Entry {
+    @Override
+    public String fenceName() {
+      return lease.fenceName();
+    }
+
+    @Override
+    public String domainName() {
+      return domain instanceof LeaseStore store ? store.exclusionDomain().orElse(null) : null;
+    }
+
+    @Override
+    public boolean isValid() {
+      return lease.isValid();
+    }
+
+    @Override
+    public String lostReason() {
+      return lease.lostReason().orElse(null);
+    }
+
+    @Override
+    public UUID holderToken() {
+      return lease.holderToken();
+    }
+
+    @Override
+    public String holderLabel() {
+      return lease.holderLabel();
+    }
+
+    @Override
+    public long fencingToken() {
+      return lease.fencingToken();
+    }
+
+    @Override
+    public Instant acquiredAt() {
+      return lease.acquiredAt();
+    }
+
+    @Override
+    public Instant expiresAt() {
+      return lease.expiresAt();
+    }
+
+    @Override
+    public Duration ttl() {
+      return lease.ttl();
+    }
   }
 }

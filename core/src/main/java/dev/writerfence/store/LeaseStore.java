@@ -68,4 +68,17 @@ public interface LeaseStore {
    * @return every fence's row, ordered by fence name
    */
   List<LeaseStatus> statusAll();
+
+  /**
+   * The exclusion domain this store grants leases in, as a name that every store reaching the same
+   * leases computes alike, in any copy of core in the JVM. A fenced call joins a hold of its fence
+   * name on its thread when the hold's store is equal to its own or names the same domain. May ask
+   * the database once; never throws.
+   *
+   * @return the domain's name, or empty when this store cannot name it (the default): then only
+   *     holds of an equal store are joined
+   */
+  default Optional<String> exclusionDomain() {
+    return Optional.empty();
+  }
 }

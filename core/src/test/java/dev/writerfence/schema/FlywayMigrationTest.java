@@ -3,6 +3,7 @@ package dev.writerfence.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.sql.Connection;
@@ -46,7 +47,11 @@ class FlywayMigrationTest {
     // The granted role can take and free a lease through the functions Flyway installed.
     WriterFence fence = WriterFence.builder(db.dataSource(role, "app")).schema(schema).build();
     Optional<FenceLease> lease =
-        fence.tryAcquire("flyway-corpus", "upload", Duration.ofSeconds(30));
+        fence.tryAcquire(
+            FenceRequest.builder("flyway-corpus")
+                .holderLabel("upload")
+                .ttl(Duration.ofSeconds(30))
+                .build());
     assertThat(lease).isPresent();
     assertThat(lease.get().fencingToken()).isEqualTo(1);
     assertThat(fence.release(lease.get())).isTrue();

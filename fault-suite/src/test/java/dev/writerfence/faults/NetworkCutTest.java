@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceLostException;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.EmbeddedDatabase;
@@ -43,7 +44,10 @@ class NetworkCutTest {
               .queryTimeout(Duration.ofSeconds(1))
               .listener(watch)
               .build(); // renewal on: every TTL/3
-      FenceLease lease = holder.tryAcquire(name, "cut-off", TTL).orElseThrow();
+      FenceLease lease =
+          holder
+              .tryAcquire(FenceRequest.builder(name).holderLabel("cut-off").ttl(TTL).build())
+              .orElseThrow();
       OffsetDateTime firstExpiry = sql.expiresAt(name);
       await("a renewal through the proxy")
           .atMost(Duration.ofSeconds(3))
@@ -93,7 +97,13 @@ class NetworkCutTest {
           await("takeover after the expiry")
               .atMost(Duration.ofSeconds(10))
               .pollInterval(Duration.ofMillis(50))
-              .until(() -> other.tryAcquire(name, "other", TTL).orElse(null), l -> l != null);
+              .until(
+                  () ->
+                      other
+                          .tryAcquire(
+                              FenceRequest.builder(name).holderLabel("other").ttl(TTL).build())
+                          .orElse(null),
+                  l -> l != null);
       assertThat(taken.acquiredAt()).isAfterOrEqualTo(expiry.toInstant());
       assertThat(taken.fencingToken()).isGreaterThan(lease.fencingToken());
       assertThat(other.release(taken)).isTrue();

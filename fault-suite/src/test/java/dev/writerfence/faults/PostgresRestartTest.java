@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.testing.CriticalSections;
@@ -120,7 +121,11 @@ class PostgresRestartTest {
               .renewInterval(Duration.ofMillis(200))
               .listener(watch)
               .build();
-      FenceLease lease = fence.tryAcquire(name, "advisory-holder", TTL).orElseThrow();
+      FenceLease lease =
+          fence
+              .tryAcquire(
+                  FenceRequest.builder(name).holderLabel("advisory-holder").ttl(TTL).build())
+              .orElseThrow();
 
       long stopped = System.nanoTime();
       pg.stop();
@@ -139,7 +144,13 @@ class PostgresRestartTest {
               .atMost(Duration.ofSeconds(10))
               .pollInterval(Duration.ofMillis(100))
               .ignoreExceptions()
-              .until(() -> fence.tryAcquire(name, "next", TTL).orElse(null), l -> l != null);
+              .until(
+                  () ->
+                      fence
+                          .tryAcquire(
+                              FenceRequest.builder(name).holderLabel("next").ttl(TTL).build())
+                          .orElse(null),
+                  l -> l != null);
       assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
       assertThat(fence.release(next)).isTrue();
       fence.close();

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceLostException;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.testing.ContractCalls;
@@ -122,7 +123,11 @@ class TerminateBackendTest {
               .renewInterval(Duration.ofMillis(200))
               .listener(watch)
               .build();
-      FenceLease lease = fence.tryAcquire(name, "advisory-holder", ttl).orElseThrow();
+      FenceLease lease =
+          fence
+              .tryAcquire(
+                  FenceRequest.builder(name).holderLabel("advisory-holder").ttl(ttl).build())
+              .orElseThrow();
       int pid = Sql.advisoryHolderPid(DB.dataSource(), name);
 
       long killed = System.nanoTime();
@@ -139,7 +144,10 @@ class TerminateBackendTest {
       assertThat(lease.isValid()).isFalse();
       FenceLostException lost = catchThrowableOfType(FenceLostException.class, lease::checkValid);
       assertThat(lost.fencingToken()).isEqualTo(lease.fencingToken());
-      FenceLease next = fence.tryAcquire(name, "next", ttl).orElseThrow();
+      FenceLease next =
+          fence
+              .tryAcquire(FenceRequest.builder(name).holderLabel("next").ttl(ttl).build())
+              .orElseThrow();
       assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
       assertThat(fence.release(next)).isTrue();
       fence.close();

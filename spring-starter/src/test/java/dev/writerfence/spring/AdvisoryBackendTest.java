@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
@@ -122,7 +123,10 @@ class AdvisoryBackendTest {
               List<FenceLease> held = new ArrayList<>();
               try {
                 for (int i = 0; i < 5; i++) {
-                  held.add(fence.tryAcquire(FenceNames.random("many"), null, null).orElseThrow());
+                  held.add(
+                      fence
+                          .tryAcquire(FenceRequest.builder(FenceNames.random("many")).build())
+                          .orElseThrow());
                 }
                 for (FenceLease lease : held) {
                   assertThat(locksOn(lease.fenceName())).isEqualTo(1);
@@ -276,7 +280,8 @@ class AdvisoryBackendTest {
       // And one of another process, on a store of its own: busy too.
       try (AdvisoryLockStore other = AdvisoryLockStore.create(DB.dataSource(), 2, "writer_fence")) {
         WriterFence otherFence = WriterFence.builder(other).withoutRenewal().build();
-        assertThat(otherFence.tryAcquire(name, "other", null)).isEmpty();
+        assertThat(otherFence.tryAcquire(FenceRequest.builder(name).holderLabel("other").build()))
+            .isEmpty();
         otherFence.close();
       }
     } finally {

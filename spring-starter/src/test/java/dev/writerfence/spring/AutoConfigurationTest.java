@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.annotation.WriterFenced;
@@ -95,7 +96,7 @@ class AutoConfigurationTest {
                           .withMultiplier(1.5)
                           .withMaxInterval(Duration.ofSeconds(1)));
               String name = FenceNames.random("binding");
-              FenceLease lease = fence.tryAcquire(name, null, null).orElseThrow();
+              FenceLease lease = fence.tryAcquire(FenceRequest.builder(name).build()).orElseThrow();
               assertThat(lease.holderLabel()).isEqualTo("upload");
               assertThat(lease.ttl()).isEqualTo(Duration.ofMinutes(2));
               fence.release(lease);
@@ -388,7 +389,7 @@ class AutoConfigurationTest {
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
-              FenceLease lease = fence.tryAcquire("x", null, null).orElseThrow();
+              FenceLease lease = fence.tryAcquire(FenceRequest.builder("x").build()).orElseThrow();
               assertThat(fence.release(lease)).isTrue();
             });
     String absent = "wf_absent_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);

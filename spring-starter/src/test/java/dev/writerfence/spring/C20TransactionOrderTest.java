@@ -3,6 +3,7 @@ package dev.writerfence.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spring.app.EventLog;
@@ -40,7 +41,14 @@ class C20TransactionOrderTest extends FencedAppTestBase {
     log.watch(name);
     // The other writer: another process, as far as the fence can tell (its own DataSource).
     WriterFence other = WriterFence.builder(db.dataSource()).build();
-    FenceLease held = other.tryAcquire(name, "other-writer", Duration.ofSeconds(30)).orElseThrow();
+    FenceLease held =
+        other
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("other-writer")
+                    .ttl(Duration.ofSeconds(30))
+                    .build())
+            .orElseThrow();
     CompletableFuture<Boolean> otherReleases =
         CompletableFuture.supplyAsync(
             () -> other.release(held), CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS));

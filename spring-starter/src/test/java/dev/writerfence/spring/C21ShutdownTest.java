@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
@@ -133,7 +134,10 @@ class C21ShutdownTest {
     assertThat(status(name)).isEqualTo("free/c21-job");
     // Another writer gets the fence at once.
     WriterFence next = WriterFence.builder(EmbeddedDatabase.get().dataSource()).build();
-    FenceLease lease = next.tryAcquire(name, "next", Duration.ofSeconds(5)).orElseThrow();
+    FenceLease lease =
+        next.tryAcquire(
+                FenceRequest.builder(name).holderLabel("next").ttl(Duration.ofSeconds(5)).build())
+            .orElseThrow();
     next.release(lease);
 
     // The job ends after the shutdown: its lease was released for it, nothing else is tried.
@@ -165,7 +169,13 @@ class C21ShutdownTest {
               assertThat(context.getBeanFactory().getDependentBeans("dataSource"))
                   .contains("writerFenceShutdown");
               WriterFence fence = context.getBean(WriterFence.class);
-              fence.tryAcquire(name, "c21-own", Duration.ofSeconds(30)).orElseThrow();
+              fence
+                  .tryAcquire(
+                      FenceRequest.builder(name)
+                          .holderLabel("c21-own")
+                          .ttl(Duration.ofSeconds(30))
+                          .build())
+                  .orElseThrow();
               assertThat(status(name)).isEqualTo("held/c21-own");
               context.close();
               assertThat(fence.isClosed()).isTrue();
@@ -188,8 +198,20 @@ class C21ShutdownTest {
         .run(
             context -> {
               WriterFence fence = context.getBean(WriterFence.class);
-              fence.tryAcquire(first, "c21", Duration.ofSeconds(2)).orElseThrow();
-              fence.tryAcquire(second, "c21", Duration.ofSeconds(2)).orElseThrow();
+              fence
+                  .tryAcquire(
+                      FenceRequest.builder(first)
+                          .holderLabel("c21")
+                          .ttl(Duration.ofSeconds(2))
+                          .build())
+                  .orElseThrow();
+              fence
+                  .tryAcquire(
+                      FenceRequest.builder(second)
+                          .holderLabel("c21")
+                          .ttl(Duration.ofSeconds(2))
+                          .build())
+                  .orElseThrow();
               database.cutOff(); // the database is gone when the application stops
               context.close();
             });

@@ -3,6 +3,7 @@ package dev.writerfence.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
@@ -44,7 +45,10 @@ class FlywayMigrationTest {
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
-              FenceLease lease = fence.tryAcquire("corpus", "flyway", null).orElseThrow();
+              FenceLease lease =
+                  fence
+                      .tryAcquire(FenceRequest.builder("corpus").holderLabel("flyway").build())
+                      .orElseThrow();
               assertThat(lease.fencingToken()).isEqualTo(1);
               assertThat(fence.release(lease)).isTrue();
             });

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceLostException;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
@@ -100,7 +101,7 @@ class LostLeaseMetricTest {
           WriterFence fence = context.getBean(WriterFence.class);
           MeterRegistry meters = context.getBean(MeterRegistry.class);
           String name = FenceNames.random("mismatch");
-          FenceLease lease = fence.tryAcquire(name, null, null).orElseThrow();
+          FenceLease lease = fence.tryAcquire(FenceRequest.builder(name).build()).orElseThrow();
           // A release with a holder token that is not the row's: the store answers false (a
           // second release of one lease would send nothing, so it cannot show a mismatch).
           FenceLease impostor =
@@ -127,7 +128,7 @@ class LostLeaseMetricTest {
           WriterFence fence = context.getBean(WriterFence.class);
           MeterRegistry meters = context.getBean(MeterRegistry.class);
           String name = FenceNames.random("renewed");
-          FenceLease lease = fence.tryAcquire(name, null, null).orElseThrow();
+          FenceLease lease = fence.tryAcquire(FenceRequest.builder(name).build()).orElseThrow();
           try {
             // Past the 3 s TTL: only renewal keeps it valid and held throughout.
             await()

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.spring.app.Writers;
@@ -36,7 +37,14 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
   void metricsCountBusyRetriesAndAcquiresTaggedByFenceAndHolder() {
     String name = FenceNames.random("metrics");
     WriterFence other = WriterFence.builder(EmbeddedDatabase.get().dataSource()).build();
-    FenceLease held = other.tryAcquire(name, "other-writer", Duration.ofSeconds(30)).orElseThrow();
+    FenceLease held =
+        other
+            .tryAcquire(
+                FenceRequest.builder(name)
+                    .holderLabel("other-writer")
+                    .ttl(Duration.ofSeconds(30))
+                    .build())
+            .orElseThrow();
 
     assertThatThrownBy(() -> writers.runFenced(name, () -> {}))
         .isInstanceOf(WriterFenceBusyException.class);

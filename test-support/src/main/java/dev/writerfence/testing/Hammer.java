@@ -33,7 +33,16 @@ public final class Hammer {
   private Hammer() {}
 
   /**
-   * Runs {@code threads} threads until {@code duration} has passed and waits for them.
+   * How long past {@code duration} a thread that has not yet run a section keeps trying before it
+   * gives up and reports a failure: every writer is served, however loaded the machine.
+   */
+  public static final Duration SERVED_BY = Duration.ofMinutes(2);
+
+  /**
+   * Runs {@code threads} threads until {@code duration} has passed and each of them has run at
+   * least one critical section, and waits for them. A thread that has run none {@link #SERVED_BY}
+   * after {@code duration} stops and is reported in {@link Outcome#failures()}. The number of
+   * sections depends on the machine's speed and load: assert on the record, not on a count.
    *
    * @param fence the fence to enter through
    * @param fenceName the one fence name every thread contends for
@@ -58,6 +67,7 @@ public final class Hammer {
             .retryPolicy(RETRY)
             .build();
     long deadline = System.nanoTime() + duration.toNanos();
+    long servedBy = deadline + SERVED_BY.toNanos();
     AtomicInteger sections = new AtomicInteger();
     AtomicInteger busy = new AtomicInteger();
     List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -68,10 +78,15 @@ public final class Hammer {
           new Thread(
               () -> {
                 try (CriticalSections.Recorder recorder = record.recorder()) {
-                  while (System.nanoTime() < deadline) {
+                  int mine = 0;
+                  while (System.nanoTime() < deadline || mine == 0) {
+                    if (System.nanoTime() > servedBy) {
+                      throw new AssertionError(who + " ran no critical section");
+                    }
                     try {
                       fence.call(request, () -> section(recorder, who, fenceName));
                       sections.incrementAndGet();
+                      mine++;
                     } catch (WriterFenceBusyException e) {
                       busy.incrementAndGet();
                     }

@@ -2,6 +2,7 @@ package dev.writerfence.testing;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -76,7 +77,8 @@ public final class WriterProcess {
   public static String tryOnce(
       WriterFence fence, String fenceName, String label, Queue<FenceLease> won) {
     try {
-      Optional<FenceLease> lease = fence.tryAcquire(fenceName, label, TTL);
+      Optional<FenceLease> lease =
+          fence.tryAcquire(FenceRequest.builder(fenceName).holderLabel(label).ttl(TTL).build());
       lease.ifPresent(won::add);
       return lease.map(l -> "acquired " + l.fencingToken()).orElse("busy");
     } catch (RuntimeException e) {
@@ -121,7 +123,11 @@ public final class WriterProcess {
       String[] words = line.split(" ");
       if (words[0].equals("try")) {
         Optional<FenceLease> lease =
-            fence.tryAcquire(words[1], words[2], Duration.ofSeconds(Long.parseLong(words[3])));
+            fence.tryAcquire(
+                FenceRequest.builder(words[1])
+                    .holderLabel(words[2])
+                    .ttl(Duration.ofSeconds(Long.parseLong(words[3])))
+                    .build());
         lease.ifPresent(l -> held.put(words[1], l));
         say(lease.map(l -> "acquired " + l.fencingToken()).orElse("busy"));
       } else if (words[0].equals("release")) {

@@ -22,7 +22,10 @@ final class CallSites {
   /** Frames the first batch of a walk holds; a deeper call site only takes a second batch. */
   static final int ESTIMATED_DEPTH = 12;
 
-  /** Frames never taken for the application's: the JDK, writer-fence, frameworks around it. */
+  /**
+   * Frames never taken for the application's: the JDK and the frameworks around writer-fence, whose
+   * own packages are {@link ProjectPackages}.
+   */
   private static final List<String> ALWAYS_SKIPPED =
       List.of(
           "java.",
@@ -38,20 +41,6 @@ final class CallSites {
           "io.netty.",
           "org.reactivestreams.",
           "reactor.");
-
-  /** writer-fence's own packages below {@link #PROJECT} (the agent, core, its weavers). */
-  private static final List<String> PROJECT_PACKAGES =
-      List.of(
-          "agent",
-          "bootstrap",
-          "audit",
-          "aspectj",
-          "context",
-          "config",
-          "retry",
-          "store",
-          "weaving",
-          "spring");
 
   private final String[] skipped;
 
@@ -77,9 +66,6 @@ final class CallSites {
    */
   CallSites(List<String> libraryPackages) {
     List<String> all = new ArrayList<>(ALWAYS_SKIPPED);
-    for (String p : PROJECT_PACKAGES) {
-      all.add(PROJECT + "." + p + ".");
-    }
     all.addAll(libraryPackages);
     this.skipped = all.toArray(new String[0]);
   }
@@ -151,6 +137,11 @@ final class CallSites {
       return false;
     }
     for (String prefix : skipped) {
+      if (className.startsWith(prefix)) {
+        return false;
+      }
+    }
+    for (String prefix : ProjectPackages.prefixes()) {
       if (className.startsWith(prefix)) {
         return false;
       }

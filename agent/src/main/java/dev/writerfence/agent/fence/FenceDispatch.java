@@ -2,8 +2,8 @@ package dev.writerfence.agent.fence;
 
 import dev.writerfence.FencedCall;
 import dev.writerfence.WriterFence;
-import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.context.HeldFences;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,9 +58,10 @@ public final class FenceDispatch {
     }
     WriterFence f = fence();
     var request = spec.request(args, f.defaultRetryPolicy());
-    if (HeldFenceStack.holds(request.fenceName())) {
-      // This thread holds the name already, maybe through the application's own copy of core
-      // (Spring AOP, AspectJ, the API): run inside that hold rather than contend with it.
+    if (HeldFences.holdsInDomain(f.store(), request.fenceName())) {
+      // This thread holds the name in the agent fence's domain, maybe through the application's
+      // own copy of core (Spring AOP, AspectJ, the API) on the same database and schema: run
+      // inside that hold rather than contend with it. A hold of another domain is another fence.
       return null;
     }
     return new Entered(f.enter(request), spec.exitReturnType());

@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.audit.UnfencedWriteException;
 import dev.writerfence.bootstrap.AuditGate;
 import dev.writerfence.bootstrap.HeldFenceStack;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -76,8 +80,8 @@ class AuditGateTest {
   void aValidHoldIsFencedAndALostOneIsNot() {
     AuditGate.install(sink);
     AtomicBoolean valid = new AtomicBoolean(true);
-    Object lease = new Object();
-    HeldFenceStack.push(new HeldFenceStack.Entry("corpus", "domain", lease, valid::get));
+    HeldFenceStack.Entry lease = new Hold("corpus", valid::get);
+    HeldFenceStack.push(lease);
     try {
       write("fenced");
       valid.set(false); // renewal failed or the TTL ran out
@@ -93,8 +97,8 @@ class AuditGateTest {
   void aRequiredFenceNameMustBeTheOneHeld() {
     AuditGate.install(sink);
     required = "corpus";
-    Object lease = new Object();
-    HeldFenceStack.push(new HeldFenceStack.Entry("other", "domain", lease, () -> true));
+    HeldFenceStack.Entry lease = new Hold("other", () -> true);
+    HeldFenceStack.push(lease);
     try {
       write("under another fence");
     } finally {
@@ -115,5 +119,63 @@ class AuditGateTest {
   private static void write(String key) {
     AuditGate.enter("c", "putObject", "b", key);
     AuditGate.exit();
+  }
+
+  /** A hold as a copy of core would push it; only its name and validity matter to the gate. */
+  private record Hold(String fenceName, BooleanSupplier valid) implements HeldFenceStack.Entry {
+    @Override
+    public Object domain() {
+      return "domain";
+    }
+
+    @Override
+    public String domainName() {
+      return null;
+    }
+
+    @Override
+    public Object lease() {
+      return this;
+    }
+
+    @Override
+    public boolean isValid() {
+      return valid.getAsBoolean();
+    }
+
+    @Override
+    public String lostReason() {
+      return null;
+    }
+
+    @Override
+    public UUID holderToken() {
+      return new UUID(0, 1);
+    }
+
+    @Override
+    public String holderLabel() {
+      return null;
+    }
+
+    @Override
+    public long fencingToken() {
+      return 1;
+    }
+
+    @Override
+    public Instant acquiredAt() {
+      return Instant.EPOCH;
+    }
+
+    @Override
+    public Instant expiresAt() {
+      return Instant.EPOCH;
+    }
+
+    @Override
+    public Duration ttl() {
+      return Duration.ofSeconds(1);
+    }
   }
 }

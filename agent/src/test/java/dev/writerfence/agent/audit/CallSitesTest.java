@@ -3,7 +3,18 @@ package dev.writerfence.agent.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.acme.sites.TwoCallSites;
+import dev.writerfence.WriterFence;
+import dev.writerfence.config.ProcessFence;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.weaving.FencedMethods;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class CallSitesTest {
@@ -28,6 +39,36 @@ class CallSitesTest {
   }
 
   @Test
+  void everyClassOfCoreAtAnyDepthIsWriterFencesOwn() throws Exception {
+    List<String> core = classesBeside(WriterFence.class);
+
+    assertThat(core)
+        .contains(
+            FenceSchema.class.getName(),
+            PgLeaseStore.class.getName(),
+            FencedMethods.class.getName(),
+            ProcessFence.class.getName());
+    assertThat(core).allSatisfy(c -> assertThat(sites.isApplication(c)).as(c).isFalse());
+  }
+
+  @Test
+  void projectPackagesAreDerivedFromCoreAndTheAgentNotListed() {
+    assertThat(ProjectPackages.packagesBelow(WriterFence.class))
+        .contains("config", "context", "retry", "schema", "store", "weaving")
+        .doesNotContain("agent", "samples");
+    assertThat(ProjectPackages.prefixes())
+        .contains(
+            "dev.writerfence.agent.",
+            "dev.writerfence.bootstrap.",
+            "dev.writerfence.audit.",
+            "dev.writerfence.schema.",
+            "dev.writerfence.aspectj.",
+            "dev.writerfence.spring.")
+        .allSatisfy(p -> assertThat(p).startsWith("dev.writerfence.").endsWith("."));
+    assertThat(sites.isApplication("dev.writerfence.demo.LegacyWriter")).isTrue();
+  }
+
+  @Test
   void aSiteIsTheFirstApplicationFrameAndEqualOnlyForTheSamePlace() {
     Object[] found = TwoCallSites.find(() -> sites.find().orElseThrow());
     CallSites.Site first = (CallSites.Site) found[0];
@@ -38,5 +79,31 @@ class CallSitesTest {
     assertThat(first.describe())
         .matches("com\\.acme\\.sites\\.TwoCallSites\\.find\\(TwoCallSites\\.java:\\d+\\)");
     assertThat(other.describe()).isNotEqualTo(first.describe());
+  }
+
+  /** Every class in the jar or folder of {@code anchor}, at any depth: read apart from the code. */
+  private static List<String> classesBeside(Class<?> anchor) throws Exception {
+    Path location = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+    List<String> names = new ArrayList<>();
+    if (Files.isDirectory(location)) {
+      try (Stream<Path> files = Files.walk(location)) {
+        files
+            .map(location::relativize)
+            .map(Path::toString)
+            .filter(n -> n.endsWith(".class"))
+            .forEach(names::add);
+      }
+    } else {
+      try (JarFile jar = new JarFile(location.toFile())) {
+        Collections.list(jar.entries()).stream()
+            .map(e -> e.getName())
+            .filter(n -> n.endsWith(".class") && !n.startsWith("META-INF/"))
+            .forEach(names::add);
+      }
+    }
+    return names.stream()
+        .map(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'))
+        .filter(n -> !n.endsWith("package-info"))
+        .toList();
   }
 }

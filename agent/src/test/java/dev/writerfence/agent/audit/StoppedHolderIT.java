@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
@@ -65,7 +66,14 @@ class StoppedHolderIT {
                   .atMost(ANSWER)
                   .pollInterval(Duration.ofMillis(200))
                   .until(
-                      () -> other.tryAcquire(name, "other", Duration.ofMinutes(2)).orElse(null),
+                      () ->
+                          other
+                              .tryAcquire(
+                                  FenceRequest.builder(name)
+                                      .holderLabel("other")
+                                      .ttl(Duration.ofMinutes(2))
+                                      .build())
+                              .orElse(null),
                       Objects::nonNull);
         } finally {
           signal("CONT", holder.pid());

@@ -79,7 +79,8 @@ public final class Backends {
 
       @Override
       public boolean cycle(String name, Runnable criticalSection) {
-        Optional<FenceLease> lease = fence.tryAcquire(name, "bench", TTL);
+        Optional<FenceLease> lease =
+            fence.tryAcquire(FenceRequest.builder(name).holderLabel("bench").ttl(TTL).build());
         return runHeld(lease.isPresent(), criticalSection, () -> fence.release(lease.get()));
       }
 
@@ -89,7 +90,7 @@ public final class Backends {
         // in the fence's local turn queue first when another thread of it holds the name.
         FenceRequest request = FenceRequest.builder(name).holderLabel("bench").ttl(TTL).build();
         try {
-          fence.run(request, criticalSection);
+          fence.run(request, criticalSection::run);
           return true;
         } catch (WriterFenceBusyException e) {
           return false;

@@ -8,8 +8,9 @@ import java.security.CodeSource;
 /**
  * Finds the shaded agent jar that {@code audit} and the demo's legacy writer attach.
  *
- * <p>The build copies it to {@code agent/writer-fence-agent.jar} beside the CLI's jar ({@code
- * cli/target/agent/}); the same rule finds it from {@code cli/target/classes} when the classes run
+ * <p>The build of each module that attaches it (cli, demo) copies it to {@code
+ * agent/writer-fence-agent.jar} beside that module's jar ({@code cli/target/agent/}, {@code
+ * demo/target/agent/}); the same rule finds it from {@code target/classes} when the classes run
  * unpackaged (tests). The system property {@value #PROPERTY} names another jar.
  */
 public final class AgentJar {
@@ -19,39 +20,52 @@ public final class AgentJar {
   private AgentJar() {}
 
   /**
-   * @return the absolute path of an existing agent jar
+   * @return the absolute path of an existing agent jar, the one beside the CLI's jar or classes
    * @throws IllegalStateException when there is none, naming the path looked at and how to build it
    */
   public static Path locate() {
+    return locate(AgentJar.class, "cli");
+  }
+
+  /**
+   * @param anchor a class of the module whose build copied the agent jar beside its jar or classes
+   * @param module that module's folder, for the build command the error names: {@code cli} or
+   *     {@code demo}
+   * @return the absolute path of an existing agent jar
+   * @throws IllegalStateException when there is none, naming the path looked at and how to build it
+   */
+  public static Path locate(Class<?> anchor, String module) {
     String named = System.getProperty(PROPERTY);
     Path jar =
         named != null && !named.isBlank()
             ? Path.of(named).toAbsolutePath()
-            : besideTheCli().resolve("agent").resolve("writer-fence-agent.jar");
+            : beside(anchor).resolve("agent").resolve("writer-fence-agent.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
           "no agent jar at "
               + jar
-              + ": build it with 'mvn package -pl cli -am' (the ./writer-fence launcher does), or"
-              + " name one with -D"
+              + ": build it with 'mvn package -pl "
+              + module
+              + " -am' (the ./writer-fence launcher does), or name one with -D"
               + PROPERTY
               + "=FILE");
     }
     return jar;
   }
 
-  /** The folder holding the CLI's jar, or the folder holding its classes folder. */
-  private static Path besideTheCli() {
-    CodeSource source = AgentJar.class.getProtectionDomain().getCodeSource();
+  /** The folder holding the anchor's jar, or the folder holding its classes folder. */
+  private static Path beside(Class<?> anchor) {
+    CodeSource source = anchor.getProtectionDomain().getCodeSource();
     if (source == null || source.getLocation() == null) {
-      throw new IllegalStateException("the CLI's classes have no location to find the agent by");
+      throw new IllegalStateException(
+          anchor.getName() + " has no location to find the agent jar by");
     }
     try {
       Path location = Path.of(source.getLocation().toURI()).toAbsolutePath();
       return location.getParent();
     } catch (URISyntaxException e) {
       throw new IllegalStateException(
-          "the CLI's location is not a file: " + source.getLocation(), e);
+          anchor.getName() + "'s location is not a file: " + source.getLocation(), e);
     }
   }
 }

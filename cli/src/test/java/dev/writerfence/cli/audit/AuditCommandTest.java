@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.writerfence.cli.Cli;
-import dev.writerfence.cli.demo.DemoStorage;
-import dev.writerfence.cli.demo.S3Clients;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
@@ -29,7 +27,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 class AuditCommandTest {
   private static final String CLIENT = "aws-s3-v2";
 
-  private static DemoStorage storage;
+  private static LocalS3 storage;
   private static S3Client s3;
   private static EmbeddedDatabase db;
 
@@ -38,8 +36,8 @@ class AuditCommandTest {
   @BeforeAll
   static void start() throws Exception {
     db = EmbeddedDatabase.get();
-    storage = DemoStorage.start();
-    s3 = S3Clients.create(storage.endpoint(), DemoStorage.ACCESS_KEY, DemoStorage.SECRET_KEY);
+    storage = LocalS3.start();
+    s3 = LocalS3.client(storage.endpoint());
   }
 
   @AfterAll
@@ -48,7 +46,7 @@ class AuditCommandTest {
       s3.close();
     }
     if (storage != null) {
-      storage.close();
+      storage.stop();
     }
   }
 

@@ -30,9 +30,9 @@ import javax.sql.DataSource;
  * of its own, never one bound to the caller's open transaction.
  *
  * <p>Two stores are equal when they use the same DataSource object (identity, not {@code equals})
- * and the same schema: they are one exclusion domain, so a fenced call nested in a hold of an equal
- * store re-enters it. Two DataSource objects are two domains even when they reach the same
- * database: a nested call then acquires again and finds its own fence busy (fail closed).
+ * and the same schema. Stores on other DataSource objects (in any copy of core) that reach the same
+ * database and schema {@linkplain #exclusionDomain() name} the same exclusion domain: they stand
+ * for the same lease rows, so a fenced call nested in a hold of any of them re-enters it.
  */
 public final class PgLeaseStore implements LeaseStore {
   private final DataSource dataSource;
@@ -43,6 +43,7 @@ public final class PgLeaseStore implements LeaseStore {
   private final String releaseSql;
   private final String statusSql;
   private final String statusAllSql;
+  private final LeaseRowDomain domain;
 
   /**
    * @param dataSource where connections come from; never {@code null}
@@ -69,6 +70,7 @@ public final class PgLeaseStore implements LeaseStore {
             + ".lease_status";
     this.statusSql = columns + " WHERE fence_name = ?";
     this.statusAllSql = columns + " ORDER BY fence_name";
+    this.domain = new LeaseRowDomain(dataSource, schema, queryTimeoutSeconds);
   }
 
   /**
@@ -236,6 +238,15 @@ public final class PgLeaseStore implements LeaseStore {
     } catch (SQLException e) {
       throw SqlErrors.classify(fenceName, schema, e);
     }
+  }
+
+  /**
+   * @return {@code lease-row <system identifier>/<database>/<schema>}, asked of the database once;
+   *     empty when the database could not answer (then only holds of an equal store are joined)
+   */
+  @Override
+  public Optional<String> exclusionDomain() {
+    return domain.name();
   }
 
   /**

@@ -116,7 +116,10 @@ class AdvisoryLockStoreTest {
     try (HikariDataSource pool = Pools.warmPool(DB.jdbcUrl(), "postgres", 2);
         AdvisoryLockStore store = AdvisoryLockStore.create(pool, 2, SCHEMA)) {
       WriterFence fence = fence(store);
-      FenceLease lease = fence.tryAcquire(name, "c19", TTL).orElseThrow();
+      FenceLease lease =
+          fence
+              .tryAcquire(FenceRequest.builder(name).holderLabel("c19").ttl(TTL).build())
+              .orElseThrow();
       unlockBehindTheStore(store, lease, key); // the lock vanishes under its holder
 
       Throwable raised;

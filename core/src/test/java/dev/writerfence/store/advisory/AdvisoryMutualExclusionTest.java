@@ -62,14 +62,14 @@ class AdvisoryMutualExclusionTest {
       int sections = here.sections();
       int busy = here.busy();
       for (ForkedJvm process : processes) {
-        String[] done = process.awaitLine("done ", Duration.ofSeconds(60)).split(" ");
+        String[] done = process.awaitLine("done ", Hammer.SERVED_BY.plusMinutes(1)).split(" ");
         assertThat(done[3]).as("failures in %s", process).isEqualTo("0");
         sections += Integer.parseInt(done[1]);
         busy += Integer.parseInt(done[2]);
       }
 
       List<Section> recorded = record.load();
-      assertThat(recorded).hasSize(sections).hasSizeGreaterThan(30);
+      assertThat(recorded).hasSize(sections);
       assertThat(recorded)
           .extracting(s -> s.writer().replaceAll("/.*", ""))
           .as("every JVM got the lock")

@@ -229,7 +229,12 @@ class FencingSampleTest {
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (System.nanoTime() < deadline) {
-      Optional<FenceLease> lease = fence.tryAcquire(fenceName, "writer-b", Duration.ofSeconds(30));
+      Optional<FenceLease> lease =
+          fence.tryAcquire(
+              FenceRequest.builder(fenceName)
+                  .holderLabel("writer-b")
+                  .ttl(Duration.ofSeconds(30))
+                  .build());
       if (lease.isPresent()) {
         return lease.get();
       }

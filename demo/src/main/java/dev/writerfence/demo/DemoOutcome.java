@@ -1,0 +1,87 @@
+package dev.writerfence.demo;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a demo run ended: what each writer did, what the checks found, and what else went wrong.
+ *
+ * @param results one per writer process, in launch order
+ * @param check what {@link RecordChecker} found in the record and the bucket
+ * @param legacy what the legacy writer did, as the agent's audit saw it
+ * @param failures what went wrong apart from the checks: writers that failed, failed writes,
+ *     nothing acquired at all
+ * @param totalSeconds the whole run, from the start to the end of the checks
+ */
+record DemoOutcome(
+    List<WriterResult> results,
+    CheckReport check,
+    LegacyResult legacy,
+    List<String> failures,
+    double totalSeconds) {
+
+  /**
+   * @param results one per writer process, in launch order
+   * @param check what the checks found
+   * @param legacy what the legacy writer did
+   * @param folder the run folder, to point at a failed writer's log
+   * @param totalSeconds the whole run
+   * @return the outcome, with the failures found in the results
+   */
+  static DemoOutcome of(
+      List<WriterResult> results,
+      CheckReport check,
+      LegacyResult legacy,
+      RunFolder folder,
+      double totalSeconds) {
+    List<String> failures = failures(results, folder);
+    if (legacy.failure() != null) {
+      failures.add(legacy.failure());
+    } else if (legacy.unfenced().isEmpty()) {
+      // The legacy writer wrote without a fence: an audit that lists nothing has shown nothing.
+      failures.add("the audit listed no unfenced write of the legacy writer");
+    }
+    return new DemoOutcome(results, check, legacy, failures, totalSeconds);
+  }
+
+  /**
+   * @return whether the run shows the fence working: no violation and no other failure
+   */
+  boolean ok() {
+    return check.violations() == 0 && failures.isEmpty();
+  }
+
+  /**
+   * @return the sums over every writer
+   */
+  WriterTotals totals() {
+    return WriterTotals.of(results);
+  }
+
+  private static List<String> failures(List<WriterResult> results, RunFolder folder) {
+    List<String> failures = new ArrayList<>();
+    for (WriterResult r : results) {
+      String log = "; its log: " + folder.writerLog(r.writer());
+      String failure = r.failure();
+      if (failure != null) {
+        failures.add("writer " + r.writer() + " (pid " + r.pid() + ") " + failure + log);
+      }
+      if (r.errors() > 0 || r.unavailable() > 0) {
+        failures.add(
+            "writer "
+                + r.writer()
+                + " had "
+                + r.errors()
+                + " failed writes and "
+                + r.unavailable()
+                + " unavailable outcomes"
+                + log);
+      }
+    }
+    // Writers that all ran cleanly without one acquisition would pass every check vacuously.
+    if (results.stream().mapToLong(WriterResult::acquisitions).sum() == 0) {
+      failures.add("no writer acquired the fence: nothing was shown");
+    }
+    return failures;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.writerfence.demo;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.writerfence.cli.audit.UnfencedWriteRow;
+
+/**
+ * The one JSON object a run prints on stdout under {@code --json}: the totals, the count of each
+ * kind of violation, one object per writer, the first violations and failures, and what the run ran
+ * on. Measured times are rounded to a tenth.
+ */
+final class JsonSummary {
+  private JsonSummary() {}
+
+  /**
+   * @param outcome how the run ended
+   * @param workload what each writer did
+   * @param environment the servers the run wrote through
+   * @return the summary
+   */
+  static ObjectNode of(DemoOutcome outcome, Workload workload, DemoEnvironment environment) {
+    CheckReport check = outcome.check();
+    WriterTotals t = outcome.totals();
+    ObjectNode root = Json.MAPPER.createObjectNode();
+    root.put("ok", outcome.ok());
+    root.put("writers", outcome.results().size());
+    root.put("threads", workload.threads());
+    root.put("seconds", round(outcome.totalSeconds()));
+    root.put("write_seconds", workload.seconds());
+    root.put("acquisitions", t.acquisitions());
+    root.put("busy", t.busy());
+    root.put("retries", t.retries());
+    root.put("unavailable", t.unavailable());
+    root.put("errors", t.errors());
+    root.put("mean_wait_ms", round(t.meanWaitMs()));
+    root.put("max_wait_ms", round(t.maxWaitMs()));
+    root.put("objects_written", t.objects());
+    root.put("objects_checked", check.objects());
+    root.put("handovers", check.handovers());
+    root.put("max_fencing_token", t.maxToken());
+    root.put("overlaps", check.overlaps());
+    root.put("token_order_violations", check.tokenOrderViolations());
+    root.put("lease_violations", check.leaseViolations());
+    root.put("stamp_violations", check.stampViolations());
+    root.put("violations", check.violations());
+    // The legacy writer's writes the agent listed as unfenced (the fenced writers' never are).
+    root.put("unfenced_writes", outcome.legacy().unfencedWrites());
+    ArrayNode unfenced = root.putArray("unfenced_write_list");
+    for (UnfencedWriteRow u : outcome.legacy().unfenced()) {
+      ObjectNode w = unfenced.addObject();
+      w.put("client", u.client());
+      w.put("operation", u.operation());
+      w.put("bucket", u.bucket());
+      w.put("key", u.key());
+      w.put("call_site", u.callSite());
+      w.put("thread", u.thread());
+      w.put("count", u.count());
+    }
+    ArrayNode perWriter = root.putArray("per_writer");
+    outcome.results().forEach(r -> writer(perWriter.addObject(), r));
+    ArrayNode examples = root.putArray("violation_examples");
+    check.examples().forEach(examples::add);
+    ArrayNode failures = root.putArray("failures");
+    outcome.failures().forEach(failures::add);
+    root.put("fence_name", workload.fenceName());
+    root.put("database", environment.databaseName());
+    root.put(
+        "storage",
+        "S3Proxy transient at "
+            + environment.storageEndpoint()
+            + ", bucket "
+            + DemoEnvironment.BUCKET);
+    return root;
+  }
+
+  /** One writer; {@code exit_code} is null when the writer had to be killed. */
+  private static void writer(ObjectNode w, WriterResult r) {
+    w.put("writer", r.writer());
+    w.put("pid", r.pid());
+    w.put("threads", r.threads());
+    w.put("acquisitions", r.acquisitions());
+    w.put("busy", r.busy());
+    w.put("retries", r.retries());
+    w.put("mean_wait_ms", round(r.meanWaitMs()));
+    w.put("max_wait_ms", round(r.maxWaitUs() / 1000.0));
+    w.put("objects_written", r.objects());
+    w.put("unavailable", r.unavailable());
+    w.put("errors", r.errors());
+    if (r.exitCode() != null) {
+      w.put("exit_code", r.exitCode());
+    } else {
+      w.putNull("exit_code");
+    }
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 10.0) / 10.0;
+  }
+}

@@ -1,0 +1,115 @@
+package dev.writerfence.demo;
+
+import dev.writerfence.cli.TextTable;
+import dev.writerfence.cli.audit.UnfencedWriteTable;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The summary a run prints at its end without {@code --json}: a table of the writers and their
+ * totals, a legend that says what busy means, the count of each kind of violation, the first
+ * violations and failures, then one line that starts {@code OK:} or {@code FAILED:}.
+ */
+final class TextSummary {
+  /** Under the table: busy is the fence at work, not a failure; violations are failures. */
+  static final List<String> LEGEND =
+      List.of(
+          "busy = fenced calls that gave up after their retries because another writer held the"
+              + " fence;",
+          "       the method did not run and nothing was written (expected under contention).",
+          "overlaps and the other violation counts below must be 0.");
+
+  private TextSummary() {}
+
+  /**
+   * @param out where to print it
+   * @param outcome how the run ended
+   */
+  static void print(PrintWriter out, DemoOutcome outcome) {
+    CheckReport check = outcome.check();
+    WriterTotals totals = outcome.totals();
+    out.println();
+    writerTable(outcome, totals).print(out);
+    LEGEND.forEach(out::println);
+    out.println();
+    out.printf(
+        "overlaps: %d   token order violations: %d   lease violations: %d   stamp violations: %d%n",
+        check.overlaps(),
+        check.tokenOrderViolations(),
+        check.leaseViolations(),
+        check.stampViolations());
+    out.printf(
+        "handovers between writer processes: %d   highest fencing token: %d   objects checked: %d%n",
+        check.handovers(), totals.maxToken(), check.objects());
+    out.println();
+    out.printf(
+        "unfenced writes (the legacy writer, pid %d, run with the agent in audit log mode): %d%n",
+        outcome.legacy().pid(), outcome.legacy().unfencedWrites());
+    UnfencedWriteTable.print(out, outcome.legacy().unfenced());
+    out.println();
+    check.examples().forEach(e -> out.println("  " + e));
+    outcome.failures().forEach(f -> out.println("  " + f));
+    if (outcome.ok()) {
+      out.printf(
+          Locale.ROOT,
+          "OK: %d critical sections, none overlapping; fencing tokens rose in time order; every"
+              + " object carries the token of the lease that wrote it last (%.1f s)%n",
+          check.sections(),
+          outcome.totalSeconds());
+    } else {
+      out.printf(
+          Locale.ROOT,
+          "FAILED: %d violations, %d other failures (%.1f s)%n",
+          check.violations(),
+          outcome.failures().size(),
+          outcome.totalSeconds());
+    }
+  }
+
+  /** One row per writer and a total row; the errors column counts unavailable outcomes too. */
+  private static TextTable writerTable(DemoOutcome outcome, WriterTotals totals) {
+    TextTable table =
+        new TextTable(
+                "writer",
+                "pid",
+                "threads",
+                "acquisitions",
+                "busy",
+                "retries",
+                "mean wait ms",
+                "max wait ms",
+                "objects",
+                "errors")
+            .alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9);
+    for (WriterResult r : outcome.results()) {
+      table.row(
+          r.writer(),
+          r.pid(),
+          r.threads(),
+          r.acquisitions(),
+          r.busy(),
+          r.retries(),
+          ms(r.meanWaitMs()),
+          ms(r.maxWaitUs() / 1000.0),
+          r.objects(),
+          r.errors() + r.unavailable());
+    }
+    table.row(
+        "total",
+        "",
+        totals.threads(),
+        totals.acquisitions(),
+        totals.busy(),
+        totals.retries(),
+        ms(totals.meanWaitMs()),
+        ms(totals.maxWaitMs()),
+        totals.objects(),
+        totals.errors() + totals.unavailable());
+    return table;
+  }
+
+  private static String ms(double millis) {
+    return String.format(Locale.ROOT, "%.1f", millis);
+  }
+}

@@ -1,0 +1,89 @@
+package dev.writerfence.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
+import dev.writerfence.WriterFence;
+import dev.writerfence.cli.Cli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+import picocli.CommandLine;
+
+/** {@code database}: a throwaway server a newcomer can point the agent and the samples at. */
+class DatabaseCommandTest {
+
+  @Test
+  void runsAServerWithTheContractInstalledUntilStoppedAndThenItIsGone() throws Exception {
+    int port;
+    try (ServerSocket free = new ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    CommandLine cli = DemoCli.commandLine();
+    StringWriter out = new StringWriter();
+    cli.setOut(new PrintWriter(out, true));
+    DatabaseCommand command = cli.getSubcommands().get("database").getCommand();
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(() -> cli.execute("database", "--port", "" + port));
+
+    String url = awaitUrl(out, exit);
+    assertThat(url).isEqualTo("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setUrl(url);
+    ds.setUser("postgres");
+    WriterFence fence = WriterFence.builder(ds).withoutRenewal().build();
+    FenceLease lease =
+        fence
+            .tryAcquire(FenceRequest.builder("corpus").holderLabel("database-test").build())
+            .orElseThrow();
+    assertThat(lease.fencingToken()).isEqualTo(1L);
+    assertThat(fence.release(lease)).isTrue();
+    fence.close();
+
+    command.stop.countDown();
+    assertThat(exit.get(60, TimeUnit.SECONDS)).isZero();
+    assertThatThrownBy(() -> connect(url)).isInstanceOf(SQLException.class);
+  }
+
+  @Test
+  void aPortOutOfRangeIsNamed() {
+    Cli.Run run = Cli.runOn(DemoCli.commandLine(), "database", "--port", "70000");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--port 70000 is not allowed: 1 to 65535");
+  }
+
+  private static String awaitUrl(StringWriter out, CompletableFuture<Integer> exit)
+      throws Exception {
+    Pattern url = Pattern.compile("datasource\\.url=(\\S+)");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (System.nanoTime() < deadline) {
+      Matcher m = url.matcher(out.toString());
+      if (m.find()) {
+        return m.group(1);
+      }
+      if (exit.isDone()) {
+        throw new AssertionError("the command ended early with " + exit.get() + ": " + out);
+      }
+      Thread.onSpinWait();
+      Thread.sleep(50);
+    }
+    throw new AssertionError("no datasource.url line within 120 s: " + out);
+  }
+
+  private static void connect(String url) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, "postgres", null)) {
+      c.isValid(1);
+    }
+  }
+}

@@ -1,0 +1,248 @@
+package dev.writerfence.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.writerfence.cli.Cli;
+import dev.writerfence.testing.EmbeddedDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demo for real: embedded PostgreSQL, S3Proxy and three writer JVMs forked from this one (the
+ * woven {@code CorpusWriter} on the test class path), checked afterwards.
+ */
+class DemoCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void demoWithThreeWriterProcessesFindsNoViolation() throws Exception {
+    Cli.Run run = run("demo", "--json", "--writers", "3", "--threads", "2", "--seconds", "8");
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    JsonNode summary = JSON.readTree(run.out()); // stdout is one JSON object, nothing else
+    assertThat(summary.get("ok").asBoolean()).isTrue();
+    assertThat(summary.get("writers").asInt()).isEqualTo(3);
+    assertThat(summary.get("overlaps").asInt()).isZero();
+    assertThat(summary.get("token_order_violations").asInt()).isZero();
+    assertThat(summary.get("lease_violations").asInt()).isZero();
+    assertThat(summary.get("stamp_violations").asInt()).isZero();
+    assertThat(summary.get("violations").asInt()).isZero();
+    assertThat(summary.get("errors").asInt()).isZero();
+    assertThat(summary.get("acquisitions").asInt()).isPositive();
+    assertThat(summary.get("busy").asInt()).isNotNegative();
+    assertThat(summary.get("objects_checked").asInt()).isPositive();
+    assertThat(summary.get("per_writer"))
+        .extracting(w -> w.get("writer").asText())
+        .containsExactly("write-back", "upload", "pull_sync");
+    assertThat(summary.get("per_writer"))
+        .allSatisfy(
+            w -> {
+              // Every writer took part: each of its fenced calls ran or was busy. Which one wins
+              // how often is not promised (there is no queue across processes), so none must win.
+              assertThat(w.get("acquisitions").asInt() + w.get("busy").asInt())
+                  .as(w.toString())
+                  .isPositive();
+              // each section it ran wrote one whole batch (--batch, 4 by default)
+              assertThat(w.get("objects_written").asInt())
+                  .as(w.toString())
+                  .isEqualTo(4 * w.get("acquisitions").asInt());
+              assertThat(w.get("exit_code").asInt()).isZero();
+              // a busy call whose turn stayed with its process's other threads retried nothing
+              assertThat(w.get("retries").asLong()).as(w.toString()).isNotNegative();
+            });
+    int perWriterSum = 0;
+    for (JsonNode w : summary.get("per_writer")) {
+      perWriterSum += w.get("acquisitions").asInt();
+    }
+    assertThat(perWriterSum).isEqualTo(summary.get("acquisitions").asInt());
+    assertThat(summary.get("fence_name").asText()).isEqualTo("corpus");
+    assertThat(summary.get("unfenced_writes").asLong()).isEqualTo(1); // the legacy writer's only
+    assertThat(run.err())
+        .contains("each writes for 8 s once started, fence 'corpus'")
+        .containsPattern("\\[ *[0-9.]+ s\\] finished sections +[0-9]+  holder: ");
+  }
+
+  @Test
+  void demoListsTheLegacyWritersUnfencedWriteAndNoneOfTheFencedOnes() throws Exception {
+    Cli.Run run = run("demo", "--json", "--writers", "2", "--threads", "1", "--seconds", "2");
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    JsonNode summary = JSON.readTree(run.out());
+    assertThat(summary.get("acquisitions").asInt()).isPositive(); // the fenced writers wrote
+    assertThat(summary.get("unfenced_writes").isNumber()).isTrue();
+    assertThat(summary.get("unfenced_writes").asLong()).isEqualTo(1);
+    assertThat(summary.get("unfenced_write_list"))
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.get("client").asText()).isEqualTo("aws-s3-v2");
+              assertThat(w.get("operation").asText()).isEqualTo("putObject");
+              assertThat(w.get("bucket").asText()).isEqualTo(DemoEnvironment.LEGACY_BUCKET);
+              assertThat(w.get("key").asText()).isEqualTo(LegacyProcess.KEY);
+              assertThat(w.get("call_site").asText())
+                  .startsWith(LegacyWriter.class.getName() + ".export(LegacyWriter.java:");
+              assertThat(w.get("count").asLong()).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void demoWithTheFenceBrokenReportsViolationsAndFails() throws Exception {
+    // The same run with writers that skip the lease: the checks must catch it end to end.
+    Cli.Run run =
+        run(
+            "demo",
+            "--json",
+            "--break-fence",
+            "--writers",
+            "3",
+            "--threads",
+            "2",
+            "--seconds",
+            "3");
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(1);
+    JsonNode summary = JSON.readTree(run.out());
+    assertThat(summary.get("ok").asBoolean()).isFalse();
+    assertThat(summary.get("overlaps").asInt()).isPositive();
+    assertThat(summary.get("token_order_violations").asInt()).isPositive();
+    assertThat(summary.get("violations").asInt()).isPositive();
+    assertThat(summary.get("violation_examples")).isNotEmpty();
+
+    // A failed run keeps its folder for inspection and says where; this one was expected.
+    Matcher kept = Pattern.compile("record and logs kept in (\\S+)").matcher(run.err());
+    assertThat(kept.find()).as(run.err()).isTrue();
+    try (Stream<Path> files = Files.walk(Path.of(kept.group(1)))) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  @Test
+  void demoOnAnExistingDatabaseWithItsOwnSchemaAndFenceName() throws Exception {
+    EmbeddedDatabase db = EmbeddedDatabase.get();
+    Cli.Run run =
+        run(
+            "demo",
+            "--writers",
+            "2",
+            "--threads",
+            "1",
+            "--seconds",
+            "3",
+            "--jdbc-url",
+            db.jdbcUrl(),
+            "--user",
+            "postgres",
+            "--schema",
+            "cli_demo",
+            "--fence",
+            "cli demo: corpus");
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(run.out())
+        .contains(
+            "2 writer processes x 1 threads, each writes for 3 s once started, fence 'cli demo: corpus'")
+        .contains("database: PostgreSQL")
+        .contains("write-back")
+        .contains("upload")
+        .containsPattern("finished sections +[0-9]+  holder: ")
+        .contains(
+            "overlaps: 0   token order violations: 0   lease violations: 0   stamp violations: 0")
+        .contains("OK: ")
+        .containsPattern(
+            "unfenced writes \\(the legacy writer, pid [0-9]+, run with the agent in audit log"
+                + " mode\\): 1")
+        .containsPattern(
+            "aws-s3-v2 +putObject +legacy-exports +exports/nightly.json +"
+                + "dev\\.writerfence\\.demo\\.LegacyWriter\\.export\\(LegacyWriter\\.java:[0-9]+\\)"
+                + " +main +1");
+    // the legend sits right under the table, before the violation counts
+    assertThat(run.out())
+        .contains(String.join(System.lineSeparator(), TextSummary.LEGEND) + System.lineSeparator());
+    assertThat(run.out().indexOf("busy = fenced calls that gave up after their retries"))
+        .isGreaterThan(run.out().indexOf("total "))
+        .isLessThan(run.out().indexOf("overlaps: 0"));
+    // the writers took the fence of that name, and no other, in that schema
+    assertThat(
+            db.queryValue(
+                String.class, "SELECT string_agg(fence_name, ',') FROM cli_demo.lease_status"))
+        .isEqualTo("cli demo: corpus");
+    assertThat(
+            db.queryValue(
+                Long.class,
+                "SELECT fencing_token FROM cli_demo.lease_status WHERE fence_name = ?",
+                "cli demo: corpus"))
+        .isPositive();
+  }
+
+  @Test
+  void badFenceNameIsAUsageErrorNamingItAndStartsNothing() {
+    Cli.Run run = run("demo", "--fence", " corpus");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().lines())
+        .containsExactly(
+            "writer-fence: --fence ' corpus' is not allowed: 1 to 200 characters, no control or"
+                + " format characters, no leading or trailing white space",
+            "Try './writer-fence demo --help'");
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void demoHelpSaysToPickAUniqueFenceAndSchemaOnASharedDatabase() {
+    Cli.Run run = run("demo", "--help");
+
+    assertThat(run.exitCode()).isZero();
+    String help = run.out().replaceAll("\\s+", " ");
+    assertThat(help)
+        .contains("[--jdbc-url=URL]") // optional: without it the demo starts its own
+        .contains("--fence=NAME")
+        .contains("(default: corpus)")
+        .contains("on a shared database, pick a fence name and a schema that no real writer uses");
+  }
+
+  @Test
+  void badDemoSettingsAreUsageErrorsNamingTheValue() {
+    // one line and where the usage is, as every writer-fence command says it
+    Cli.Run zeroWriters = run("demo", "--writers", "0");
+    assertThat(zeroWriters.exitCode()).isEqualTo(2);
+    assertThat(zeroWriters.err().lines())
+        .containsExactly(
+            "writer-fence: --writers 0 is not allowed: 1 to 12 writer processes",
+            "Try './writer-fence demo --help'");
+    assertThat(zeroWriters.out()).isEmpty();
+
+    Cli.Run notANumber = run("demo", "--seconds", "soon");
+    assertThat(notANumber.exitCode()).isEqualTo(2);
+    assertThat(notANumber.err().lines())
+        .containsExactly(
+            "writer-fence: invalid value for option '--seconds': 'soon' is not an int",
+            "Try './writer-fence demo --help'");
+
+    Cli.Run fewKeys = run("demo", "--keys", "2", "--batch", "4");
+    assertThat(fewKeys.exitCode()).isEqualTo(2);
+    assertThat(fewKeys.err()).contains("--keys 2 is not allowed");
+
+    Cli.Run badSchema = run("demo", "--schema", "writer-fence");
+    assertThat(badSchema.exitCode()).isEqualTo(2);
+    assertThat(badSchema.err()).contains("--schema 'writer-fence' is not allowed");
+  }
+
+  @Test
+  void writerLabelsFollowTheCorpusWriters() {
+    assertThat(WriterProcesses.labels(5))
+        .containsExactly("write-back", "upload", "pull_sync", "write-back-2", "upload-2");
+  }
+
+  private static Cli.Run run(String... args) {
+    return Cli.runOn(DemoCli.commandLine(), args);
+  }
+}

@@ -1,0 +1,288 @@
+package dev.writerfence.testing.weaving;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
+import dev.writerfence.WriterFence;
+import dev.writerfence.schema.FenceSchema;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+
+/**
+ * One expectation every weaving mode meets, checked against a {@link WeavingSubject}. Each uses
+ * fence names of its own and leaves every row it touched free. Runs on the calling thread, which
+ * holds no fence before and after.
+ */
+public enum Expectation {
+  /** Busy after the last attempt: {@code WriterFenceBusyException}, and the method never runs. */
+  BUSY_MEANS_THE_METHOD_DOES_NOT_RUN {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      UUID other = rows.holdAsAnotherWriter(name);
+      try {
+        AtomicBoolean ran = new AtomicBoolean();
+        Throwable thrown = catchThrowable(() -> s.methodFenced().write(name, () -> ran.set(true)));
+        // By simple name: the agent throws its own (relocated) copy of core's exception.
+        assertThat(thrown).as("the call's outcome").isNotNull();
+        assertThat(thrown.getClass().getSimpleName())
+            .as("the exception, %s", thrown)
+            .isEqualTo("WriterFenceBusyException");
+        assertThat(ran).as("the method ran").isFalse();
+        assertThat(rows.row(name).orElseThrow().holderLabel()).isEqualTo("another-writer");
+      } finally {
+        rows.release(name, other);
+      }
+    }
+  },
+
+  /** A nested call of the same fence name runs inside the outer hold: one acquire in all. */
+  NESTED_CALL_JOINS_THE_OUTER_HOLD {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      AtomicReference<Long> outer = new AtomicReference<>();
+      AtomicReference<Long> inner = new AtomicReference<>();
+      s.methodFenced()
+          .write(
+              name,
+              () -> {
+                outer.set(rows.row(name).orElseThrow().fencingToken());
+                s.methodFenced()
+                    .write(name, () -> inner.set(rows.row(name).orElseThrow().fencingToken()));
+              });
+      assertThat(inner.get()).as("the fencing token inside the nested call").isEqualTo(outer.get());
+      assertFreeAfterOneAcquire(rows, name);
+    }
+  },
+
+  /** A lease the thread took with {@code tryAcquire} is joined: the method acquires nothing. */
+  TRY_ACQUIRE_HOLD_IS_JOINED {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      WriterFence fence = s.applicationFence();
+      FenceLease lease =
+          fence
+              .tryAcquire(FenceRequest.builder(name).holderLabel("application").build())
+              .orElseThrow();
+      try {
+        assertJoins(s, rows, name, lease);
+      } finally {
+        fence.release(lease);
+      }
+      assertFreeAfterOneAcquire(rows, name);
+    }
+  },
+
+  /** A lease the thread took with {@code acquire} is joined: the method acquires nothing. */
+  ACQUIRE_HOLD_IS_JOINED {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      WriterFence fence = s.applicationFence();
+      FenceLease lease =
+          fence.acquire(FenceRequest.builder(name).holderLabel("application").build());
+      try {
+        assertJoins(s, rows, name, lease);
+      } finally {
+        fence.release(lease);
+      }
+      assertFreeAfterOneAcquire(rows, name);
+    }
+  },
+
+  /**
+   * A hold taken through another {@code WriterFence} on its own DataSource object, reaching the
+   * same database and schema, is joined: it holds the same lease row.
+   */
+  HOLD_ON_THE_SAME_DATABASE_AND_SCHEMA_IS_JOINED {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      try (WriterFence other = WriterFence.builder(s.newDataSource()).build()) {
+        other.run(
+            FenceRequest.builder(name).holderLabel("application").build(),
+            () -> assertJoins(s, rows, name, other.currentLease(name).orElseThrow()));
+      }
+      assertFreeAfterOneAcquire(rows, name);
+    }
+  },
+
+  /**
+   * A hold of the same fence name in another schema is another fence: the method acquires its own
+   * lease.
+   */
+  HOLD_IN_ANOTHER_SCHEMA_IS_NOT_JOINED {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      DataSource dataSource = s.newDataSource();
+      try {
+        FenceSchema.defaults().schema(OTHER_SCHEMA).install(dataSource);
+      } catch (SQLException e) {
+        throw new IllegalStateException("cannot install schema " + OTHER_SCHEMA, e);
+      }
+      LeaseRows otherRows = new LeaseRows(dataSource, OTHER_SCHEMA);
+      AtomicReference<LeaseRows.Row> inside = new AtomicReference<>();
+      try (WriterFence other = WriterFence.builder(dataSource).schema(OTHER_SCHEMA).build()) {
+        other.run(
+            FenceRequest.builder(name).holderLabel("application").build(),
+            () -> s.methodFenced().write(name, () -> inside.set(rows.row(name).orElse(null))));
+      }
+      assertThat(inside.get()).as("the method's own lease row, inside the method").isNotNull();
+      assertThat(inside.get().held()).isTrue();
+      assertThat(inside.get().holderLabel()).isEqualTo(MethodFencedWriter.HOLDER);
+      assertFreeAfterOneAcquire(rows, name);
+      assertFreeAfterOneAcquire(otherRows, name);
+    }
+  },
+
+  /** A returned {@code CompletionStage} keeps its lease until it completes, then releases it. */
+  COMPLETION_STAGE_KEEPS_ITS_LEASE {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      CompletableFuture<String> work = new CompletableFuture<>();
+      CompletionStage<String> returned = s.methodFenced().writeAsync(name, () -> work);
+      assertThat(WriterFence.current(name)).as("the hold on the calling thread, after").isEmpty();
+      assertThat(rows.row(name).orElseThrow().held()).as("held while the stage runs").isTrue();
+      work.complete("done");
+      // The advice hands back a future that completes after the release.
+      assertThat(returned.toCompletableFuture().get(60, TimeUnit.SECONDS)).isEqualTo("done");
+      assertFreeAfterOneAcquire(rows, name);
+    }
+  },
+
+  /**
+   * A {@code null} name argument fails with {@link IllegalArgumentException} before any acquire.
+   */
+  NULL_NAME_FAILS_BEFORE_ANY_ACQUIRE {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      assertRefusedBeforeAcquire(s, rows, null);
+    }
+  },
+
+  /** An invalid name (trailing white space) fails before any acquire, naming the rule. */
+  INVALID_NAME_FAILS_BEFORE_ANY_ACQUIRE {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      assertRefusedBeforeAcquire(s, rows, name + " ");
+    }
+  },
+
+  /** The annotation on a type fences its public methods, and no other. */
+  TYPE_ANNOTATION_COVERS_PUBLIC_METHODS_ONLY {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      AtomicBoolean held = new AtomicBoolean();
+      s.typeFenced().write(name, () -> held.set(rows.row(name).orElseThrow().held()));
+      assertThat(held).as("public method held the fence").isTrue();
+      assertFreeAfterOneAcquire(rows, name);
+
+      String inPackage = name + "-package";
+      AtomicBoolean ran = new AtomicBoolean();
+      s.typeFenced()
+          .writeInPackage(
+              inPackage,
+              () -> {
+                ran.set(true);
+                assertThat(WriterFence.current(inPackage)).isEmpty();
+              });
+      assertThat(ran).isTrue();
+      assertThat(rows.row(inPackage)).as("a lease row for the package-private method").isEmpty();
+    }
+  },
+
+  /**
+   * {@code @WriterFenced} on an interface method is not honoured on the method implementing it:
+   * that method runs unfenced, in every mode (the annotation counts where the running method or its
+   * class declares it).
+   */
+  INTERFACE_METHOD_ANNOTATION_IS_NOT_HONOURED {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      AtomicBoolean ran = new AtomicBoolean();
+      s.interfaceFenced()
+          .write(
+              name,
+              () -> {
+                ran.set(true);
+                assertThat(WriterFence.current(name)).isEmpty();
+              });
+      assertThat(ran).isTrue();
+      assertThat(rows.row(name)).as("a lease row for the interface-annotated method").isEmpty();
+    }
+  },
+
+  /**
+   * {@code WriterFence.current(name)} inside the method gives its lease, as the application's own
+   * copy of core sees it.
+   */
+  CURRENT_GIVES_THE_LEASE_INSIDE_THE_METHOD {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      AtomicReference<Optional<FenceLease>> seen = new AtomicReference<>();
+      AtomicReference<LeaseRows.Row> row = new AtomicReference<>();
+      s.methodFenced()
+          .write(
+              name,
+              () -> {
+                seen.set(WriterFence.current(name));
+                row.set(rows.row(name).orElseThrow());
+              });
+      FenceLease lease = seen.get().orElseThrow(() -> new AssertionError("no current lease"));
+      assertThat(lease.fenceName()).isEqualTo(name);
+      assertThat(lease.fencingToken()).isEqualTo(row.get().fencingToken());
+      assertThat(lease.holderLabel()).isEqualTo(MethodFencedWriter.HOLDER);
+      assertThat(lease.isValid()).as("valid after the method returned").isFalse();
+      assertThat(WriterFence.current(name)).isEmpty();
+      assertFreeAfterOneAcquire(rows, name);
+    }
+  };
+
+  /** The second schema {@link #HOLD_IN_ANOTHER_SCHEMA_IS_NOT_JOINED} installs. */
+  public static final String OTHER_SCHEMA = "weaving_contract_other";
+
+  /**
+   * Checks this expectation.
+   *
+   * @param subject the weaving mode's writers and database; never {@code null}
+   * @throws Exception when the expectation is not met ({@link AssertionError}) or cannot be checked
+   */
+  public void checkOn(WeavingSubject subject) throws Exception {
+    LeaseRows rows = new LeaseRows(subject.newDataSource(), FenceSchema.DEFAULT_SCHEMA);
+    String name = "wc-" + name().toLowerCase().replace('_', '-') + "-" + UUID.randomUUID();
+    check(subject, rows, name);
+    assertThat(WriterFence.current(name)).as("a hold left on the thread").isEmpty();
+  }
+
+  abstract void check(WeavingSubject subject, LeaseRows rows, String fenceName) throws Exception;
+
+  private static void assertJoins(WeavingSubject s, LeaseRows rows, String name, FenceLease outer) {
+    AtomicReference<LeaseRows.Row> inside = new AtomicReference<>();
+    s.methodFenced().write(name, () -> inside.set(rows.row(name).orElseThrow()));
+    assertThat(inside.get()).as("the method ran").isNotNull();
+    assertThat(inside.get().fencingToken()).isEqualTo(outer.fencingToken());
+    assertThat(inside.get().holderLabel()).as("holder of the row inside").isEqualTo("application");
+    assertThat(outer.isValid()).as("the outer lease, after the method").isTrue();
+  }
+
+  private static void assertFreeAfterOneAcquire(LeaseRows rows, String name) {
+    LeaseRows.Row row = rows.row(name).orElseThrow(() -> new AssertionError("no row: " + name));
+    assertThat(row.fencingToken()).as("acquisitions of '%s'", name).isEqualTo(1);
+    assertThat(row.held()).as("'%s' held after the call", name).isFalse();
+  }
+
+  private static void assertRefusedBeforeAcquire(WeavingSubject s, LeaseRows rows, String name) {
+    long before = rows.count();
+    AtomicBoolean ran = new AtomicBoolean();
+    Throwable thrown = catchThrowable(() -> s.methodFenced().write(name, () -> ran.set(true)));
+    assertThat(thrown).isInstanceOf(IllegalArgumentException.class);
+    assertThat(ran).as("the method ran").isFalse();
+    assertThat(rows.count()).as("fence names acquired").isEqualTo(before);
+  }
+}

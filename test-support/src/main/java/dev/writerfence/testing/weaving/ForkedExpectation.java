@@ -1,0 +1,46 @@
+package dev.writerfence.testing.weaving;
+
+import dev.writerfence.WriterFence;
+import dev.writerfence.config.ProcessFence;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The main class {@link ForkedWeavingContract} runs in a JVM of the mode under test: builds the
+ * application's fence (also the process default that the AspectJ aspect uses), plain instances of
+ * the writers, and checks one expectation. Prints {@link #PASSED} and exits 0 when it is met;
+ * prints the failure and exits 1 otherwise.
+ */
+public final class ForkedExpectation {
+  /** The line printed when the expectation was met. */
+  public static final String PASSED = "weaving-contract: expectation met";
+
+  private ForkedExpectation() {}
+
+  /**
+   * @param args the {@link Expectation}'s name, the JDBC URL, the user
+   */
+  public static void main(String[] args) {
+    int status = 1;
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setURL(args[1]);
+    dataSource.setUser(args[2]);
+    try (WriterFence fence = WriterFence.builder(dataSource).build()) {
+      ProcessFence.set(fence);
+      WeavingSubject subject =
+          new WeavingSubject(
+              args[1],
+              args[2],
+              fence,
+              new MethodFencedWriter(),
+              new TypeFencedWriter(),
+              new InterfaceFencedWriter());
+      Expectation.valueOf(args[0]).checkOn(subject);
+      System.out.println(PASSED);
+      status = 0;
+    } catch (Throwable t) {
+      t.printStackTrace(System.out);
+    }
+    System.out.flush();
+    System.exit(status);
+  }
+}
