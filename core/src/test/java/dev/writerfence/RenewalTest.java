@@ -51,7 +51,8 @@ class RenewalTest extends FenceTestSupport {
 
     List<Boolean> otherGotIt = new ArrayList<>();
     List<OffsetDateTime> expiries = new ArrayList<>();
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+    long start = System.nanoTime();
+    long end = start + TimeUnit.SECONDS.toNanos(6);
     // Six seconds and at least eight samples: on a loaded machine one sample can take a second.
     while (System.nanoTime() < end || otherGotIt.size() < 8) {
       Optional<FenceLease> stolen =
@@ -69,7 +70,10 @@ class RenewalTest extends FenceTestSupport {
         .isGreaterThanOrEqualTo(3);
     assertThat(expiries).isSorted();
     assertThat(lease.expiresAt()).isAfter(firstExpiry.plusSeconds(4));
-    assertThat(store.renewStarts()).hasSizeBetween(7, 12);
+    // About one renewal per interval: never more often than scheduled; a loaded machine may run
+    // fewer, and the moving expiry above already shows they keep coming.
+    long intervals = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) / 600;
+    assertThat(store.renewStarts()).hasSizeBetween(2, (int) intervals + 2);
 
     assertThat(holder.release(lease)).isTrue();
     long releasedAt = System.nanoTime();
@@ -78,7 +82,7 @@ class RenewalTest extends FenceTestSupport {
         .during(Duration.ofMillis(1500))
         .atMost(Duration.ofSeconds(3))
         .until(() -> store.renewStarts().size() == renewsAtRelease);
-    assertThat(store.renewStarts()).allMatch(start -> start - releasedAt < 0);
+    assertThat(store.renewStarts()).allMatch(renewStart -> renewStart - releasedAt < 0);
     assertThat(sql.state(name)).isEqualTo("free");
   }
 

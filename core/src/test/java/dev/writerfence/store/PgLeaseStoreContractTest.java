@@ -1,19 +1,26 @@
 package dev.writerfence.store;
 
-import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.pg.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.LeaseStoreContract;
-import java.time.Duration;
+import dev.writerfence.testing.LeaseStoreOpener;
 
 /** The store contract, run against the lease-row backend. */
 class PgLeaseStoreContractTest extends LeaseStoreContract {
-  private static final PgLeaseStore STORE =
-      new PgLeaseStore(
-          EmbeddedDatabase.get().dataSource(), FenceSchema.DEFAULT_SCHEMA, Duration.ofSeconds(10));
+  private static final String URL = EmbeddedDatabase.get().jdbcUrl();
+  private static final LeaseStore STORE = new LeaseStoreOpener.LeaseRow().open(URL, RACERS + 2);
 
   @Override
   protected LeaseStore store() {
     return STORE;
+  }
+
+  @Override
+  protected Class<? extends LeaseStoreOpener> opener() {
+    return LeaseStoreOpener.LeaseRow.class;
+  }
+
+  @Override
+  protected String storeUrl() {
+    return URL;
   }
 }

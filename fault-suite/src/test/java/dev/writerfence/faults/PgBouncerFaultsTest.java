@@ -10,7 +10,7 @@ import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
-import dev.writerfence.testing.PgBouncer;
+import dev.writerfence.testing.PgBouncerExtension;
 import dev.writerfence.testing.SectionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,10 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The lease backend behind PgBouncer in transaction pooling mode (Debian's pgbouncer 1.18, started
@@ -36,36 +34,18 @@ class PgBouncerFaultsTest {
   private static final int PROCESSES = 2;
   private static final int THREADS = 4;
 
-  private static PgBouncer bouncer;
-
-  @BeforeAll
-  static void startPgBouncer() {
-    if (PgBouncer.binary().isPresent()) {
-      // Fewer server connections than clients: client transactions take turns on shared sessions.
-      bouncer = PgBouncer.start(DB, "transaction", 3);
-    }
-  }
-
-  @BeforeEach
-  void needsPgBouncer() {
-    PgBouncer.requireOrSkip();
-  }
-
-  @AfterAll
-  static void stopPgBouncer() {
-    if (bouncer != null) {
-      bouncer.close();
-    }
-  }
+  /** Fewer server connections than clients: client transactions take turns on shared sessions. */
+  @RegisterExtension
+  static final PgBouncerExtension BOUNCER = new PgBouncerExtension("transaction", 3);
 
   @Test
   void C17_leaseBackendKeepsExactMutualExclusionThroughTransactionPooling() throws Exception {
     String name = FenceNames.random("C17-lease");
     CriticalSections log =
         new CriticalSections(DB.dataSource(), CriticalSections.freshTable("c17")).create();
-    FaultWriter.Target target = FaultWriter.target(bouncer.jdbcUrl(), name, log, DB);
+    FaultWriter.Target target = FaultWriter.target(BOUNCER.get().jdbcUrl(), name, log, DB);
     List<ForkedJvm> processes = new ArrayList<>();
-    try (HikariDataSource pool = FaultWriter.pool(bouncer.jdbcUrl(), THREADS + 1)) {
+    try (HikariDataSource pool = FaultWriter.pool(BOUNCER.get().jdbcUrl(), THREADS + 1)) {
       for (int i = 0; i < PROCESSES; i++) {
         processes.add(FaultWriter.fork(target, THREADS, 30, 2, "process-" + i));
       }
@@ -123,7 +103,7 @@ class PgBouncerFaultsTest {
   @Test
   void withoutPrepareThresholdZeroTheFenceErrorNamesTheFix() throws Exception {
     String name = FenceNames.random("prepare-threshold");
-    String url = bouncer.jdbcUrl().replace("?prepareThreshold=0", "");
+    String url = BOUNCER.get().jdbcUrl().replace("?prepareThreshold=0", "");
     assertThat(url).doesNotContain("prepareThreshold");
     List<WriterFenceUnavailableException> errors = new CopyOnWriteArrayList<>();
     AtomicInteger cycles = new AtomicInteger();

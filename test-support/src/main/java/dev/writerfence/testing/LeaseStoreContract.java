@@ -3,6 +3,7 @@ package dev.writerfence.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.WriterFence;
 import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.LeaseStore;
 import java.lang.reflect.Method;
@@ -22,13 +23,20 @@ import org.junit.jupiter.api.TestInfo;
 /**
  * What every backend of {@link LeaseStore} must do, run against a real database by each backend's
  * subclass: one winner, busy at once, the same holder token gets its lease back, release only by
- * the holder, tokens that grow, renew only while held, status of a held fence.
+ * the holder, tokens that grow, renew only while held, status of a held fence; and, hammered by
+ * threads of this JVM and of forked writer JVMs through {@code WriterFence}, a record of critical
+ * sections in which none overlaps and fencing tokens rise in time order.
  */
 public abstract class LeaseStoreContract {
   /** Threads of the race; the store under test must serve this many attempts at once. */
   public static final int RACERS = 8;
 
   private static final Duration TTL = Duration.ofSeconds(30);
+
+  private static final Duration HAMMER = Duration.ofSeconds(3);
+  private static final int HAMMER_PROCESSES = 2;
+  private static final int HAMMER_THREADS_PER_PROCESS = 4;
+  private static final int HAMMER_THREADS_HERE = 4;
 
   /** This test's own fence name. */
   protected String name;
@@ -37,6 +45,16 @@ public abstract class LeaseStoreContract {
    * @return the store under test; the same instance for the whole test
    */
   protected abstract LeaseStore store();
+
+  /**
+   * @return what opens the store under test in a forked writer JVM, at {@link #storeUrl()}
+   */
+  protected abstract Class<? extends LeaseStoreOpener> opener();
+
+  /**
+   * @return the JDBC URL at which forked writer JVMs open the store under test
+   */
+  protected abstract String storeUrl();
 
   @BeforeEach
   void freshFenceName(TestInfo test) {
@@ -142,6 +160,57 @@ public abstract class LeaseStoreContract {
       }
     } finally {
       threads.shutdownNow();
+    }
+  }
+
+  @Test
+  public void threadsOfThreeJvmsNeverOverlapAndTokensRiseInTimeOrder() throws Exception {
+    EmbeddedDatabase recordDb = EmbeddedDatabase.get();
+    CriticalSections record =
+        new CriticalSections(recordDb.dataSource(), CriticalSections.freshTable("contract"))
+            .create();
+    List<ForkedJvm> processes = new ArrayList<>();
+    try {
+      for (int i = 0; i < HAMMER_PROCESSES; i++) {
+        processes.add(
+            WriterProcess.forkHammer(
+                opener(),
+                storeUrl(),
+                recordDb,
+                record.table(),
+                name,
+                HAMMER_THREADS_PER_PROCESS,
+                HAMMER,
+                "process-" + i));
+      }
+      processes.forEach(p -> p.send("go"));
+      Hammer.Outcome here =
+          Hammer.run(
+              WriterFence.builder(store()).build(),
+              name,
+              record,
+              "test-jvm",
+              HAMMER_THREADS_HERE,
+              HAMMER);
+
+      assertThat(here.failures()).isEmpty();
+      int sections = here.sections();
+      for (ForkedJvm process : processes) {
+        String[] done = process.awaitLine("done ", Hammer.SERVED_BY.plusMinutes(1)).split(" ");
+        assertThat(done[3]).as("failures in %s", process).isEqualTo("0");
+        sections += Integer.parseInt(done[1]);
+      }
+      List<Section> recorded = record.load();
+      SectionReport report = SectionChecker.check(recorded);
+      assertThat(report.violations()).isEmpty();
+      assertThat(report.sections()).isEqualTo(sections);
+      assertThat(recorded)
+          .extracting(s -> s.writer().replaceAll("[@/].*", ""))
+          .as("every JVM got the lease")
+          .contains("test-jvm", "process-0", "process-1");
+      assertThat(report.handovers()).as("the writers took turns").isGreaterThan(HAMMER_PROCESSES);
+    } finally {
+      processes.forEach(ForkedJvm::close);
     }
   }
 }

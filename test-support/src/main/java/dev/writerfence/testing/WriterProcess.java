@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.LeaseStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -35,8 +37,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  *       same moment; prints one {@code result acquired TOKEN}, {@code result busy} or {@code result
  *       failed ...} line per thread; on {@code release} releases what it won, prints {@code done}
  *       and ends.
- *   <li>{@code hammer NAME THREADS MILLIS TABLE WRITER}: on {@code go}, runs {@link Hammer} for
- *       MILLIS, recording into TABLE; prints {@code done SECTIONS BUSY FAILURES} and ends.
+ *   <li>{@code hammer OPENER STORE_URL NAME THREADS MILLIS TABLE WRITER} (started by {@link
+ *       #forkHammer}): opens the store with the {@link LeaseStoreOpener} class OPENER at STORE_URL;
+ *       on {@code go}, runs {@link Hammer} for MILLIS, recording into TABLE of the process's own
+ *       database; prints {@code done SECTIONS BUSY FAILURES} and ends.
  * </ul>
  */
 public final class WriterProcess {
@@ -63,6 +67,41 @@ public final class WriterProcess {
       throw e;
     }
     return jvm;
+  }
+
+  /**
+   * Starts a hammering writer process and waits until it is ready; send it {@code go}.
+   *
+   * @param opener opens the store under test in the process
+   * @param storeUrl where the store's database is
+   * @param record the database of the record
+   * @param table the record's table there
+   * @param fenceName the fence name every thread contends for
+   * @param threads how many threads
+   * @param duration how long they keep entering
+   * @param writer names the process in the record
+   * @return the ready process
+   */
+  public static ForkedJvm forkHammer(
+      Class<? extends LeaseStoreOpener> opener,
+      String storeUrl,
+      EmbeddedDatabase record,
+      String table,
+      String fenceName,
+      int threads,
+      Duration duration,
+      String writer) {
+    return fork(
+        record,
+        FenceSchema.DEFAULT_SCHEMA,
+        "hammer",
+        opener.getName(),
+        storeUrl,
+        fenceName,
+        String.valueOf(threads),
+        String.valueOf(duration.toMillis()),
+        table,
+        writer);
   }
 
   /**
@@ -101,12 +140,13 @@ public final class WriterProcess {
       case "hammer" ->
           hammer(
               url,
-              schema,
               args[3],
-              Integer.parseInt(args[4]),
-              Duration.ofMillis(Long.parseLong(args[5])),
-              args[6],
-              args[7] + "@" + label,
+              args[4],
+              args[5],
+              Integer.parseInt(args[6]),
+              Duration.ofMillis(Long.parseLong(args[7])),
+              args[8],
+              args[9] + "@" + label,
               in);
       default -> throw new IllegalArgumentException("unknown command " + args[2]);
     }
@@ -174,8 +214,9 @@ public final class WriterProcess {
   }
 
   private static void hammer(
-      String url,
-      String schema,
+      String recordUrl,
+      String opener,
+      String storeUrl,
       String fenceName,
       int threads,
       Duration duration,
@@ -183,15 +224,19 @@ public final class WriterProcess {
       String writer,
       BufferedReader in)
       throws Exception {
-    try (HikariDataSource pool = Pools.warmPool(url, "postgres", threads)) {
-      WriterFence fence = WriterFence.builder(pool).schema(schema).build();
-      CriticalSections record = new CriticalSections(unpooled(url), table);
-      say("ready");
-      awaitCommand(in, "go");
-      Hammer.Outcome outcome = Hammer.run(fence, fenceName, record, writer, threads, duration);
-      outcome.failures().forEach(Throwable::printStackTrace);
-      say("done " + outcome.sections() + " " + outcome.busy() + " " + outcome.failures().size());
-    }
+    LeaseStore store =
+        Class.forName(opener)
+            .asSubclass(LeaseStoreOpener.class)
+            .getConstructor()
+            .newInstance()
+            .open(storeUrl, threads);
+    WriterFence fence = WriterFence.builder(store).build();
+    CriticalSections record = new CriticalSections(unpooled(recordUrl), table);
+    say("ready");
+    awaitCommand(in, "go");
+    Hammer.Outcome outcome = Hammer.run(fence, fenceName, record, writer, threads, duration);
+    outcome.failures().forEach(Throwable::printStackTrace);
+    say("done " + outcome.sections() + " " + outcome.busy() + " " + outcome.failures().size());
   }
 
   /**

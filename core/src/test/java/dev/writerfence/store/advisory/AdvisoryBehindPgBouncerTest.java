@@ -7,16 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.testing.PgBouncer;
+import dev.writerfence.testing.PgBouncerExtension;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Case C17, the advisory half: PgBouncer in transaction pooling mode hands one server session to
@@ -25,33 +23,15 @@ import org.junit.jupiter.api.Test;
  * without it when {@code CI=true}).
  */
 class AdvisoryBehindPgBouncerTest {
-  private static PgBouncer bouncer;
-
-  @BeforeAll
-  static void startPgBouncer() {
-    if (PgBouncer.binary().isPresent()) {
-      // One server connection: every client's transaction runs on the same server session.
-      bouncer = PgBouncer.start(DB, "transaction", 1);
-    }
-  }
-
-  @BeforeEach
-  void needsPgBouncer() {
-    PgBouncer.requireOrSkip(); // per test, so each one is reported as skipped, with the reason
-  }
-
-  @AfterAll
-  static void stopPgBouncer() {
-    if (bouncer != null) {
-      bouncer.close();
-    }
-  }
+  /** One server connection: every client's transaction runs on the same server session. */
+  @RegisterExtension
+  static final PgBouncerExtension BOUNCER = new PgBouncerExtension("transaction", 1);
 
   @Test
   void rawAdvisoryLockReturnsTrueTwiceThroughTransactionPooling() throws Exception {
     long key = new SecureRandom().nextLong();
-    try (Connection first = bouncer.dataSource().getConnection();
-        Connection second = bouncer.dataSource().getConnection()) {
+    try (Connection first = BOUNCER.get().dataSource().getConnection();
+        Connection second = BOUNCER.get().dataSource().getConnection()) {
       try {
         assertThat(tryLock(first, key)).isTrue();
         assertThat(tryLock(second, key)).as("the second client wins the same lock").isTrue();
@@ -74,7 +54,8 @@ class AdvisoryBehindPgBouncerTest {
     long before = advisoryLocks();
 
     assertThatThrownBy(
-            () -> AdvisoryLockStore.create(bouncer.dataSource(), 2, FenceSchema.DEFAULT_SCHEMA))
+            () ->
+                AdvisoryLockStore.create(BOUNCER.get().dataSource(), 2, FenceSchema.DEFAULT_SCHEMA))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("refuses to start")
         .hasMessageContaining("transaction pooling")
