@@ -1,5 +1,10 @@
 package dev.writerfence.demo;
 
+import dev.writerfence.testing.Section;
+import dev.writerfence.testing.SectionChecker;
+import dev.writerfence.testing.SectionReport;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -11,13 +16,14 @@ import java.util.TreeSet;
 
 /**
  * Checks the record of a run after the fact, on the recorded intervals (database clock), never by
- * timing:
+ * timing. The sections go through the project's one overlap checker, {@link SectionChecker}; the
+ * stamps are the demo's own:
  *
  * <ul>
  *   <li><b>overlaps</b>: no two critical sections overlap, not even by a microsecond;
  *   <li><b>token order</b>: ordered by start, fencing tokens strictly increase;
  *   <li><b>lease</b>: every section ran inside the lease whose token it carries (after its grant,
- *       before its expiry);
+ *       before its expiry), and ends after it starts;
  *   <li><b>stamps</b>: every object in the bucket carries the fencing token and holder label of the
  *       last section that wrote its key, in its metadata and in its body, and no written object is
  *       missing.
@@ -69,49 +75,38 @@ public final class RecordChecker {
   }
 
   /**
-   * Checks each section against its lease and against the sections that started before it.
+   * Checks the sections with {@link SectionChecker} and counts what it finds by the demo's kinds.
    *
    * @param byStart the sections ordered by start
-   * @return how often consecutive sections belong to different writer processes
+   * @return how often consecutive sections belong to different writers
    */
   private static int checkSections(List<SectionRecord> byStart, Findings findings) {
-    int handovers = 0;
-    // Compared with the latest end so far, not the previous section's: a short section inside a
-    // long one ends first, and the next one may still start inside the long one.
-    SectionRecord latestEnding = null;
-    SectionRecord previous = null;
-    for (SectionRecord s : byStart) {
-      if (s.endUs() < s.startUs()) {
-        findings.add(Kind.LEASE, s.describe() + " ends before it starts");
-      }
-      if (s.startUs() < s.leaseAcquiredUs() || s.endUs() >= s.leaseExpiresUs()) {
-        findings.add(
-            Kind.LEASE,
-            s.describe()
-                + " ran outside its lease, granted "
-                + Micros.format(s.leaseAcquiredUs())
-                + ", expiring "
-                + Micros.format(s.leaseExpiresUs()));
-      }
-      if (latestEnding != null && s.startUs() <= latestEnding.endUs()) {
-        findings.add(Kind.OVERLAP, s.describe() + " overlaps " + latestEnding.describe());
-      }
-      if (previous != null) {
-        if (s.token() <= previous.token()) {
-          findings.add(
-              Kind.TOKEN_ORDER,
-              s.describe() + " started after " + previous.describe() + " with a token not greater");
-        }
-        if (!Objects.equals(s.writer(), previous.writer())) {
-          handovers++;
-        }
-      }
-      if (latestEnding == null || s.endUs() > latestEnding.endUs()) {
-        latestEnding = s;
-      }
-      previous = s;
+    SectionReport report =
+        SectionChecker.check(byStart.stream().map(RecordChecker::section).toList());
+    for (SectionReport.Violation v : report.violations()) {
+      Kind kind =
+          switch (v.kind()) {
+            case OVERLAP -> Kind.OVERLAP;
+            case TOKEN_ORDER, NO_TOKEN -> Kind.TOKEN_ORDER;
+            case OUTSIDE_LEASE, MALFORMED -> Kind.LEASE;
+          };
+      findings.add(kind, v.message());
     }
-    return handovers;
+    return report.handovers();
+  }
+
+  private static Section section(SectionRecord s) {
+    return new Section(
+        s.writer(),
+        s.token(),
+        instant(s.startUs()),
+        instant(s.endUs()),
+        instant(s.leaseAcquiredUs()),
+        instant(s.leaseExpiresUs()));
+  }
+
+  private static Instant instant(long micros) {
+    return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
   }
 
   /** Checks every key that a section wrote or the bucket holds against its last writer. */

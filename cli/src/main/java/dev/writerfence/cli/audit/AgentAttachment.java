@@ -1,5 +1,6 @@
 package dev.writerfence.cli.audit;
 
+import dev.writerfence.config.SettingsCatalog;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +31,8 @@ public record AgentAttachment(Path agentJar, String mode, Path report) {
   public List<String> jvmOptions() {
     return List.of(
         "-javaagent:" + agentJar,
-        "-Dwriter-fence.audit.mode=" + mode,
-        "-Dwriter-fence.audit.report=" + report);
+        "-D" + SettingsCatalog.AUDIT_MODE.property() + "=" + mode,
+        "-D" + SettingsCatalog.AUDIT_REPORT.property() + "=" + report);
   }
 
   /**

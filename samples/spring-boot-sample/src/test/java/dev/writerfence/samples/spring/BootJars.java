@@ -28,6 +28,13 @@ final class BootJars {
   /** Boot's launcher for executable jars: {@code java -cp app.jar JarLauncher} runs the jar. */
   static final String LAUNCHER = "org.springframework.boot.loader.launch.JarLauncher";
 
+  /**
+   * The real agent jar, for {@code -javaagent:} in the ITs; copied by the build in
+   * pre-integration-test (see the pom), relative to the module.
+   */
+  static final Path AGENT_JAR =
+      Path.of("target", "agent", "writer-fence-agent.jar").toAbsolutePath();
+
   private BootJars() {}
 
   /**

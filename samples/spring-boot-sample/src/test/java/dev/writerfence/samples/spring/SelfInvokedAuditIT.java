@@ -35,10 +35,6 @@ import software.amazon.awssdk.services.s3.S3Client;
  * the starter's hold (the held-fence stack in the bootstrap class loader is shared).
  */
 class SelfInvokedAuditIT {
-  /** Copied by the build in pre-integration-test (see the pom); relative to the module. */
-  private static final Path AGENT_JAR =
-      Path.of("target", "agent", "writer-fence-agent.jar").toAbsolutePath();
-
   @TempDir Path dir;
 
   @Test
@@ -48,12 +44,12 @@ class SelfInvokedAuditIT {
     try (S3Client s3 = client(server.endpoint())) {
       s3.createBucket(b -> b.bucket(bucket));
       Path report = dir.resolve("audit.json");
-      // Agent settings in its own file: -Dwriter-fence.audit.* would also reach the starter's
-      // writer-fence.* properties, which refuse unknown keys.
+      // Agent settings in the agent's own config file; as -Dwriter-fence.audit.* they would work
+      // too (the starter accepts every key of the settings catalog: SettingsCatalogIT).
       Path settings = dir.resolve("agent.properties");
       Files.writeString(settings, "audit.mode=log\naudit.report=" + report + "\n");
       List<String> jvm = new ArrayList<>(ForkedJvm.DEFAULT_JVM_OPTIONS);
-      jvm.add("-javaagent:" + AGENT_JAR + "=config=" + settings);
+      jvm.add("-javaagent:" + BootJars.AGENT_JAR + "=config=" + settings);
 
       Path bootJar = BootJars.ofTestClassPath(dir, SelfInvokingApp.class);
 
