@@ -2,7 +2,6 @@ package dev.writerfence.testing.weaving;
 
 import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,13 +49,11 @@ public abstract class WeavingContract {
   }
 
   @Test
-  @Disabled("core does not yet join a hold that acquire or tryAcquire took on the thread")
   void holdTakenWithTryAcquireIsJoined() throws Exception {
     expect(Expectation.TRY_ACQUIRE_HOLD_IS_JOINED);
   }
 
   @Test
-  @Disabled("core does not yet join a hold that acquire or tryAcquire took on the thread")
   void holdTakenWithAcquireIsJoined() throws Exception {
     expect(Expectation.ACQUIRE_HOLD_IS_JOINED);
   }
