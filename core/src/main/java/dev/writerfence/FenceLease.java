@@ -2,11 +2,8 @@ package dev.writerfence;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One lease on one fence name, as the database granted it.
@@ -43,7 +40,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * pause between the check and the write's arrival can outlast the TTL). Storage or readers that
  * compare fencing tokens close it.
  *
- * <p>Thread-safe.
+ * <p>An immutable view: a lease is only ever made by a {@link WriterFence}, and its changing state
+ * (expiry, released, lost) belongs to the fence's record of the hold, which this view reads.
+ * Thread-safe.
  */
 public final class FenceLease {
   private final String fenceName;
@@ -52,50 +51,23 @@ public final class FenceLease {
   private final long fencingToken;
   private final Instant acquiredAt;
   private final Duration ttl;
-  private final AtomicBoolean released = new AtomicBoolean();
-  private final AtomicReference<String> lostReason = new AtomicReference<>();
+  private final HeldLease held;
 
-  /** The latest confirmation: expiry (database clock) and local deadline (monotonic clock). */
-  private volatile Confirmed confirmed;
-
-  /** The fence name's turn among its fence's threads, given back at release or loss. */
-  private volatile LocalTurns.Turn turn;
-
-  /** Told once when the lease is lost; {@code null} while no fence keeps the lease. */
-  private volatile LossHook lossHook;
-
-  private record Confirmed(Instant expiresAt, boolean tracked, long validUntilNanos) {}
-
-  /** What a fence does when one of its leases is lost. */
-  @FunctionalInterface
-  interface LossHook {
-    void lost(FenceLease lease, String reason);
-  }
-
-  /**
-   * @param fenceName the fence name; never {@code null}
-   * @param holderToken the holder token minted for this acquire; never {@code null}
-   * @param holderLabel the holder label, or {@code null}
-   * @param fencingToken the fencing token the database returned, at least 1
-   * @param acquiredAt when the lease was granted (database clock); never {@code null}
-   * @param expiresAt when the lease may be taken over (database clock); never {@code null}
-   * @param ttl the TTL it was acquired with; never {@code null}
-   */
-  public FenceLease(
+  FenceLease(
+      HeldLease held,
       String fenceName,
       UUID holderToken,
       String holderLabel,
       long fencingToken,
       Instant acquiredAt,
-      Instant expiresAt,
       Duration ttl) {
-    this.fenceName = Objects.requireNonNull(fenceName, "fenceName");
-    this.holderToken = Objects.requireNonNull(holderToken, "holderToken");
+    this.held = held;
+    this.fenceName = fenceName;
+    this.holderToken = holderToken;
     this.holderLabel = holderLabel;
     this.fencingToken = fencingToken;
-    this.acquiredAt = Objects.requireNonNull(acquiredAt, "acquiredAt");
-    this.ttl = Objects.requireNonNull(ttl, "ttl");
-    this.confirmed = new Confirmed(Objects.requireNonNull(expiresAt, "expiresAt"), false, 0L);
+    this.acquiredAt = acquiredAt;
+    this.ttl = ttl;
   }
 
   /**
@@ -138,7 +110,7 @@ public final class FenceLease {
    *     acquire, or of the latest renewal the database confirmed
    */
   public Instant expiresAt() {
-    return confirmed.expiresAt();
+    return held.expiresAt();
   }
 
   /**
@@ -156,15 +128,7 @@ public final class FenceLease {
    * @return {@code false} once released or lost
    */
   public boolean isValid() {
-    if (released.get() || lostReason.get() != null) {
-      return false;
-    }
-    Confirmed c = confirmed;
-    if (c.tracked() && System.nanoTime() - c.validUntilNanos() >= 0) {
-      markLost(timeRanOut());
-      return false;
-    }
-    return true;
+    return held.isValid();
   }
 
   /**
@@ -175,10 +139,10 @@ public final class FenceLease {
    *     or released
    */
   public void checkValid() {
-    if (isValid()) {
+    if (held.isValid()) {
       return;
     }
-    String reason = lostReason.get();
+    String reason = held.lostReason();
     throw new FenceLostException(
         this, reason != null ? reason : "the lease was released; it is no longer held");
   }
@@ -187,111 +151,13 @@ public final class FenceLease {
    * @return why the lease was lost, or empty while it is not lost (a released lease is not lost)
    */
   public Optional<String> lostReason() {
-    isValid(); // a lease whose time ran out is lost from now on
-    return Optional.ofNullable(lostReason.get());
+    held.isValid(); // a lease whose time ran out is lost from now on
+    return Optional.ofNullable(held.lostReason());
   }
 
-  /**
-   * Starts counting the TTL on the JVM's monotonic clock, and names who hears of a loss.
-   *
-   * @param sentNanos {@link System#nanoTime()} taken before the acquire statement was sent
-   */
-  void track(long sentNanos, LossHook hook) {
-    Confirmed c = confirmed;
-    this.confirmed = new Confirmed(c.expiresAt(), true, sentNanos + validNanos());
-    this.lossHook = hook;
-  }
-
-  /**
-   * A renewal the database confirmed.
-   *
-   * @param expiresAt the new expiry, database clock
-   * @param sentNanos {@link System#nanoTime()} taken before the renew statement was sent
-   */
-  void confirmRenewal(Instant expiresAt, long sentNanos) {
-    this.confirmed = new Confirmed(expiresAt, true, sentNanos + validNanos());
-  }
-
-  /**
-   * @return nanoseconds from now until the lease stops being valid by the monotonic clock; {@link
-   *     Long#MAX_VALUE} when no fence counts its TTL
-   */
-  long nanosLeft() {
-    Confirmed c = confirmed;
-    return c.tracked() ? c.validUntilNanos() - System.nanoTime() : Long.MAX_VALUE;
-  }
-
-  /**
-   * Marks the lease lost, once: a released lease is not lost.
-   *
-   * @return {@code true} when this call made it lost
-   */
-  boolean markLost(String reason) {
-    if (released.get() || !lostReason.compareAndSet(null, reason)) {
-      return false;
-    }
-    // A lost lease no longer holds the fence: the next thread of this fence may ask the database,
-    // which grants the lease once the row has expired (the turn never decides, the row does).
-    giveBackTurn();
-    LossHook hook = lossHook;
-    if (hook != null) {
-      hook.lost(this, reason);
-    }
-    return true;
-  }
-
-  /** Keeps the fence name's local turn until the lease is released or lost. */
-  void holdTurn(LocalTurns.Turn turn) {
-    this.turn = turn;
-    if (lostReason.get() != null) { // lost before the turn was attached
-      turn.giveBack();
-    }
-  }
-
-  /**
-   * Marks this lease as the hold of an acquire or tryAcquire, which its caller releases: a fenced
-   * call of the same fence and name on the acquiring thread joins it.
-   */
-  void heldByCaller() {
-    LocalTurns.Turn t = turn;
-    if (t != null) {
-      t.heldByCaller(this);
-    }
-  }
-
-  /** Hands the fence name's local turn to the next waiting thread of its fence, if it has one. */
-  void giveBackTurn() {
-    LocalTurns.Turn t = turn;
-    if (t != null) {
-      t.giveBack();
-    }
-  }
-
-  /**
-   * @return {@code true} for the first call only
-   */
-  boolean markReleased() {
-    return released.compareAndSet(false, true);
-  }
-
-  /**
-   * @return {@code true} once a release was made or begun
-   */
-  boolean isReleased() {
-    return released.get();
-  }
-
-  /** The TTL less the safety margin: a tenth of the TTL, at most 1 second. */
-  private long validNanos() {
-    long ttlNanos = ttl.toNanos();
-    return ttlNanos - Math.min(ttlNanos / 10, 1_000_000_000L);
-  }
-
-  private String timeRanOut() {
-    return "no acquire or renewal confirmed the lease within its TTL of "
-        + ttl.toSeconds()
-        + " s (less a safety margin), counted on this JVM's monotonic clock from when the"
-        + " statement was sent; another holder may take it over";
+  /** The fence's record of this hold: the one owner of its state. */
+  HeldLease held() {
+    return held;
   }
 
   @Override

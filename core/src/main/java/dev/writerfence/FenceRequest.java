@@ -1,6 +1,7 @@
 package dev.writerfence;
 
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.FenceArguments;
 import java.time.Duration;
 import java.util.Optional;
 

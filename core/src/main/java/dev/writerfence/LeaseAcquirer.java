@@ -1,9 +1,10 @@
 package dev.writerfence;
 
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
-import dev.writerfence.store.TransientLeaseStoreException;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
@@ -12,8 +13,6 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,44 +24,24 @@ import org.slf4j.LoggerFactory;
 final class LeaseAcquirer {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseAcquirer.class);
 
+  private final WriterFence fence;
   private final LeaseStore store;
-  private final Duration defaultTtl;
-  private final String defaultHolderLabel;
   private final FenceListener listener;
-  private final BiConsumer<FenceLease, Throwable> giveBack;
-  private final FenceLease.LossHook lossHook;
-  private final Consumer<String> refuseWhenClosed;
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
   private final LocalTurns turns = new LocalTurns();
 
-  /**
-   * @param giveBack releases a lease that nobody will own, attaching any failure to the throwable
-   * @param lossHook told when an acquired lease is lost
-   * @param refuseWhenClosed throws for a fence name when the fence was closed (checked again after
-   *     a wait for the turn)
-   */
-  LeaseAcquirer(
-      LeaseStore store,
-      Duration defaultTtl,
-      String defaultHolderLabel,
-      FenceListener listener,
-      BiConsumer<FenceLease, Throwable> giveBack,
-      FenceLease.LossHook lossHook,
-      Consumer<String> refuseWhenClosed) {
-    this.store = store;
-    this.defaultTtl = defaultTtl;
-    this.defaultHolderLabel = defaultHolderLabel;
-    this.listener = listener;
-    this.giveBack = giveBack;
-    this.lossHook = lossHook;
-    this.refuseWhenClosed = refuseWhenClosed;
+  /** The acquire side of {@code fence}, whose store, defaults and listener it uses. */
+  LeaseAcquirer(WriterFence fence) {
+    this.fence = fence;
+    this.store = fence.store;
+    this.listener = fence.listener;
   }
 
   /**
    * Acquires with {@code policy}: empty when still busy after the last attempt and {@code
    * busyThrows} is false.
    */
-  Optional<FenceLease> acquire(FenceRequest request, BusyRetryPolicy policy, boolean busyThrows) {
+  Optional<HeldLease> acquire(FenceRequest request, BusyRetryPolicy policy, boolean busyThrows) {
     long queued = System.nanoTime();
     LocalTurns.Turn turn = takeTurn(request, policy);
     if (turn == null) {
@@ -70,7 +49,7 @@ final class LeaseAcquirer {
     }
     StoreOutcome outcome;
     try {
-      refuseWhenClosed.accept(request.fenceName()); // closed while this thread waited its turn
+      fence.refuseWhenClosed(request.fenceName()); // closed while this thread waited its turn
       BusyRetryPolicy rest = policy.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
       // A policy cut after a wait is not kept: there may be as many cuts as attempts.
       outcome = acquireFromStore(request, rest == policy ? retryFor(policy) : retry(rest), turn);
@@ -86,7 +65,7 @@ final class LeaseAcquirer {
   }
 
   /** The store's answer: the lease, or {@code null} when busy through every attempt. */
-  private record StoreOutcome(FenceLease lease, int attempts) {}
+  private record StoreOutcome(HeldLease lease, int attempts) {}
 
   /**
    * The turn of the request's fence name among this fence's threads, waited for as long as the
@@ -128,12 +107,12 @@ final class LeaseAcquirer {
    * @return the valid lease this thread acquired from this fence on {@code fenceName} and still
    *     holds, or {@code null}
    */
-  FenceLease heldByThisThread(String fenceName) {
+  HeldLease heldByThisThread(String fenceName) {
     return turns.heldByThisThread(fenceName);
   }
 
   /** Busy after the last attempt: empty, or the exception naming the holder. */
-  private Optional<FenceLease> busy(FenceRequest request, int attempts, boolean busyThrows) {
+  private Optional<HeldLease> busy(FenceRequest request, int attempts, boolean busyThrows) {
     if (!busyThrows) {
       return Optional.empty();
     }
@@ -154,8 +133,8 @@ final class LeaseAcquirer {
   private StoreOutcome acquireFromStore(FenceRequest request, Retry retry, LocalTurns.Turn turn) {
     String fenceName = request.fenceName();
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
-    String label = request.holderLabel().orElse(defaultHolderLabel);
-    Duration ttl = request.ttl().orElse(defaultTtl);
+    String label = request.holderLabel().orElse(fence.defaultHolderLabel());
+    Duration ttl = request.ttl().orElse(fence.defaultTtl());
     int[] attempts = {0};
     long started = System.nanoTime();
     // When the earliest attempt that may have granted the lease was sent: an attempt whose answer
@@ -163,7 +142,7 @@ final class LeaseAcquirer {
     // unchanged, so the TTL is counted from the first attempt since the last busy answer.
     long[] grantableSince = {0L};
     boolean[] grantable = {false};
-    Callable<Optional<FenceLease>> attempt =
+    Callable<Optional<StoreLease>> attempt =
         () -> {
           int n = ++attempts[0];
           long sent = System.nanoTime();
@@ -171,16 +150,14 @@ final class LeaseAcquirer {
             grantable[0] = true;
             grantableSince[0] = sent;
           }
-          Optional<FenceLease> lease = store.acquire(fenceName, holderToken, label, ttl);
+          Optional<StoreLease> lease = store.acquire(fenceName, holderToken, label, ttl);
           if (lease.isEmpty()) {
             grantable[0] = false;
             ListenerCalls.notify(() -> listener.busyAttempt(request, n));
-          } else {
-            lease.get().track(grantableSince[0], lossHook);
           }
           return lease;
         };
-    Optional<FenceLease> lease;
+    Optional<StoreLease> lease;
     try {
       lease = retry.executeCallable(attempt);
     } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
@@ -220,13 +197,14 @@ final class LeaseAcquirer {
           request, "writer-fence: fence '" + fenceName + "': acquire failed: " + e, e);
     }
     if (lease.isPresent()) {
-      FenceLease acquired = lease.get();
+      HeldLease acquired =
+          new HeldLease(fence, lease.get(), fenceName, holderToken, label, ttl, grantableSince[0]);
       acquired.holdTurn(turn);
       Duration waited = Duration.ofNanos(System.nanoTime() - started);
       try {
-        ListenerCalls.notify(() -> listener.acquired(acquired, attempts[0], waited));
+        ListenerCalls.notify(() -> listener.acquired(acquired.view, attempts[0], waited));
       } catch (Throwable t) { // a VirtualMachineError: nobody will own the lease, so give it back
-        giveBack.accept(acquired, t);
+        acquired.releaseAfter(t);
         throw t;
       }
       return new StoreOutcome(acquired, attempts[0]);
@@ -259,7 +237,7 @@ final class LeaseAcquirer {
   private static Retry retry(BusyRetryPolicy p) {
     return Retry.of(
         "writer-fence",
-        RetryConfig.<Optional<FenceLease>>custom()
+        RetryConfig.<Optional<StoreLease>>custom()
             .maxAttempts(p.maxAttempts())
             .intervalFunction(p.intervalFunction())
             .retryOnResult(Optional::isEmpty)

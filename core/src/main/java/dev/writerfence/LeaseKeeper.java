@@ -1,12 +1,11 @@
 package dev.writerfence;
 
-import dev.writerfence.store.LeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -14,7 +13,6 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,47 +33,19 @@ final class LeaseKeeper {
   private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  private final LeaseStore store;
   private final Duration renewInterval; // null: a third of each lease's TTL
   private final boolean renews;
   private final FenceListener listener;
-  private final ConcurrentMap<FenceLease, Kept> kept = new ConcurrentHashMap<>();
+  private final Set<HeldLease> kept = ConcurrentHashMap.newKeySet();
   private ScheduledThreadPoolExecutor timer; // guarded by this
   private ThreadPoolExecutor statements; // guarded by this
   private boolean closed; // guarded by this
-
-  /** One kept lease: its renewal interval, its scheduled tasks, the lock a renewal holds. */
-  private static final class Kept {
-    final FenceLease lease;
-    final long intervalNanos; // 0: not renewed
-    final ReentrantLock renewing = new ReentrantLock();
-    volatile ScheduledFuture<?> nextRenewal;
-    volatile ScheduledFuture<?> watchdog;
-    volatile RuntimeException lastFailure;
-
-    Kept(FenceLease lease, long intervalNanos) {
-      this.lease = lease;
-      this.intervalNanos = intervalNanos;
-    }
-
-    void cancel() {
-      ScheduledFuture<?> f = nextRenewal;
-      if (f != null) {
-        f.cancel(false);
-      }
-      f = watchdog;
-      if (f != null) {
-        f.cancel(false);
-      }
-    }
-  }
 
   /**
    * @param renewInterval how often to renew, or {@code null} for a third of each lease's TTL
    * @param renews {@code false} to renew nothing (the deadline is still watched)
    */
-  LeaseKeeper(LeaseStore store, Duration renewInterval, boolean renews, FenceListener listener) {
-    this.store = store;
+  LeaseKeeper(Duration renewInterval, boolean renews, FenceListener listener) {
     this.renewInterval = renewInterval;
     this.renews = renews;
     this.listener = listener;
@@ -96,25 +66,36 @@ final class LeaseKeeper {
   }
 
   /**
-   * Starts keeping a lease that {@link FenceLease#track} already counts.
+   * Starts keeping a lease whose deadline its acquire set.
    *
    * @return {@code false} when the keeper is closed; nothing was started
    */
-  boolean keep(FenceLease lease) {
-    long interval = intervalFor(lease.ttl()).map(Duration::toNanos).orElse(0L);
-    Kept k = new Kept(lease, interval);
+  boolean keep(HeldLease k) {
+    long interval = intervalFor(k.view.ttl()).map(Duration::toNanos).orElse(0L);
+    k.renewIntervalNanos = interval;
     synchronized (this) {
       if (closed) {
         return false;
       }
       startThreads();
-      kept.put(lease, k);
-      k.watchdog = schedule(() -> watch(k), Math.max(0, lease.nanosLeft()));
+      kept.add(k);
+      k.watchdog = schedule(() -> watch(k), Math.max(0, k.nanosLeft()));
       if (interval > 0) {
         k.nextRenewal = schedule(() -> renewSoon(k), interval);
       }
     }
     return true;
+  }
+
+  private static void cancel(HeldLease k) {
+    ScheduledFuture<?> f = k.nextRenewal;
+    if (f != null) {
+      f.cancel(false);
+    }
+    f = k.watchdog;
+    if (f != null) {
+      f.cancel(false);
+    }
   }
 
   /**
@@ -123,15 +104,14 @@ final class LeaseKeeper {
    *
    * @return {@code false} when a renewal was still under way after the wait
    */
-  boolean stop(FenceLease lease, long maxWaitNanos) {
-    Kept k = kept.remove(lease);
-    if (k == null) {
+  boolean stop(HeldLease k, long maxWaitNanos) {
+    if (!kept.remove(k)) {
       return true;
     }
-    k.cancel();
+    cancel(k);
     try {
       if (k.renewing.tryLock(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS)) {
-        k.cancel(); // what a renewal under way scheduled meanwhile
+        cancel(k); // what a renewal under way scheduled meanwhile
         k.renewing.unlock();
         return true;
       }
@@ -145,17 +125,17 @@ final class LeaseKeeper {
   /**
    * @return the leases kept now
    */
-  List<FenceLease> leases() {
-    return List.copyOf(kept.keySet());
+  List<HeldLease> leases() {
+    return List.copyOf(kept);
   }
 
   /** Called once by a lease that became lost, on whatever thread found it. */
-  void lost(FenceLease lease, String reason) {
-    Kept k = kept.remove(lease);
-    if (k != null) {
-      k.cancel();
+  void lost(HeldLease k, String reason) {
+    if (kept.remove(k)) {
+      cancel(k);
     }
-    ProcessLeases.forget(lease);
+    ShutdownHook.forget(k);
+    FenceLease lease = k.view;
     LOG.warn(
         "writer-fence: lost the lease on fence '{}' (fencing token {}, holder '{}'): {}",
         lease.fenceName(),
@@ -182,7 +162,7 @@ final class LeaseKeeper {
   /** Stops both thread pools; keeps nothing from now on. Idempotent. */
   synchronized void close() {
     closed = true;
-    kept.values().forEach(Kept::cancel);
+    kept.forEach(LeaseKeeper::cancel);
     if (timer != null) {
       timer.shutdownNow();
       statements.shutdown();
@@ -218,7 +198,7 @@ final class LeaseKeeper {
   }
 
   /** On the timer thread: hands the renew statement to a thread that may wait on the database. */
-  private void renewSoon(Kept k) {
+  private void renewSoon(HeldLease k) {
     try {
       synchronized (this) {
         if (closed) {
@@ -232,64 +212,64 @@ final class LeaseKeeper {
   }
 
   /** One renew statement; schedules the next one, or a quick retry after a failure. */
-  private void renew(Kept k) {
-    FenceLease lease = k.lease;
+  private void renew(HeldLease k) {
+    FenceLease lease = k.view;
     k.renewing.lock();
     try {
-      if (!lease.isValid() || kept.get(lease) != k) {
+      if (!k.isValid() || !kept.contains(k)) {
         return; // released, lost or no longer kept: send nothing
       }
       long sent = System.nanoTime();
       Optional<Instant> expiry;
       try {
-        expiry = store.renew(lease, lease.ttl());
+        expiry = k.handle.renew(lease.ttl());
       } catch (RuntimeException e) {
-        k.lastFailure = e;
-        long retry = Math.max(MIN_RETRY_NANOS, Math.min(MAX_RETRY_NANOS, k.intervalNanos / 4));
+        k.lastRenewalFailure = e;
+        long retry = Math.max(MIN_RETRY_NANOS, Math.min(MAX_RETRY_NANOS, k.renewIntervalNanos / 4));
         LOG.debug(
             "writer-fence: renewal of fence '{}' failed; trying again in {} ms, {} ms before the"
                 + " lease counts as lost",
             lease.fenceName(),
             TimeUnit.NANOSECONDS.toMillis(retry),
-            TimeUnit.NANOSECONDS.toMillis(lease.nanosLeft()),
+            TimeUnit.NANOSECONDS.toMillis(k.nanosLeft()),
             e);
         k.nextRenewal = schedule(() -> renewSoon(k), retry);
         return;
       }
       if (expiry.isEmpty()) {
-        lease.markLost(
+        k.markLost(
             "a renewal found it expired or taken over: the database no longer knows this holder"
                 + " token as the fence's holder");
         return;
       }
-      lease.confirmRenewal(expiry.get(), sent);
-      k.lastFailure = null;
-      k.nextRenewal = schedule(() -> renewSoon(k), k.intervalNanos);
+      k.confirmRenewal(expiry.get(), sent);
+      k.lastRenewalFailure = null;
+      k.nextRenewal = schedule(() -> renewSoon(k), k.renewIntervalNanos);
     } finally {
       k.renewing.unlock();
     }
   }
 
   /** On the timer thread, at the lease's deadline: lost unless a renewal moved it. */
-  private void watch(Kept k) {
-    FenceLease lease = k.lease;
-    if (kept.get(lease) != k) {
+  private void watch(HeldLease k) {
+    FenceLease lease = k.view;
+    if (!kept.contains(k)) {
       return; // released or lost meanwhile
     }
-    long left = lease.nanosLeft();
+    long left = k.nanosLeft();
     if (left > 0) {
       k.watchdog = schedule(() -> watch(k), left);
       return;
     }
-    RuntimeException failure = k.lastFailure;
-    lease.markLost(
+    RuntimeException failure = k.lastRenewalFailure;
+    k.markLost(
         failure != null
             ? "no renewal could reach the database before its TTL of "
                 + lease.ttl().toSeconds()
                 + " s ran out (last failure: "
                 + failure.getMessage()
                 + ")"
-            : k.intervalNanos > 0
+            : k.renewIntervalNanos > 0
                 ? "no renewal was confirmed before its TTL of "
                     + lease.ttl().toSeconds()
                     + " s ran out (the process or the database was too slow, or paused)"

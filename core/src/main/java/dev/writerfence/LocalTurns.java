@@ -36,7 +36,7 @@ final class LocalTurns {
     private final Line line;
     private final Thread taker = Thread.currentThread();
     // The lease of an acquire or tryAcquire that went with this turn: its caller releases it.
-    private volatile FenceLease callerHold;
+    private volatile HeldLease callerHold;
 
     private Turn(LocalTurns turns, String fenceName, Line line) {
       this.turns = turns;
@@ -45,7 +45,7 @@ final class LocalTurns {
     }
 
     /** Records that the caller of an acquire or tryAcquire holds {@code lease} with this turn. */
-    void heldByCaller(FenceLease lease) {
+    void heldByCaller(HeldLease lease) {
       this.callerHold = lease;
     }
 
@@ -102,11 +102,10 @@ final class LocalTurns {
    * @return the valid lease that this thread took with the turn of {@code fenceName} through an
    *     acquire or tryAcquire and has not released, or {@code null}
    */
-  FenceLease heldByThisThread(String fenceName) {
+  HeldLease heldByThisThread(String fenceName) {
     Line line = lines.get(fenceName);
     Turn turn = line == null ? null : line.current;
-    FenceLease lease =
-        turn == null || turn.taker != Thread.currentThread() ? null : turn.callerHold;
+    HeldLease lease = turn == null || turn.taker != Thread.currentThread() ? null : turn.callerHold;
     return lease != null && lease.isValid() ? lease : null;
   }
 

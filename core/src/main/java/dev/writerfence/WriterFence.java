@@ -3,10 +3,13 @@ package dev.writerfence;
 import dev.writerfence.context.HeldFences;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.spi.FencedCall;
+import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
-import dev.writerfence.store.TransientLeaseStoreException;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
@@ -29,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * fence.run(FenceRequest.of("corpus"), () -> uploadBatch());
  * }</pre>
  *
- * <p>A fenced call ({@link #call}, {@link #run}, {@link #proceed}) is: acquire (busy retried with
+ * <p>A fenced call ({@link #call}, {@link #run}, or a woven method) is: acquire (busy retried with
  * Resilience4j backoff), run, release with the holder token that acquire minted. The guarded code
  * runs only with a confirmed lease; otherwise the caller gets {@link WriterFenceBusyException} or
  * {@link WriterFenceUnavailableException} and nothing runs.
@@ -41,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * DataSource object) acquires its own lease. A hold ends when its fenced call ends; a lease the
  * guarded code released early through {@link #release} is held no more from that moment.
  *
- * <p>Lifecycle of a held lease (from {@link #call}, {@link #run}, {@link #proceed}, {@link
- * #callAsync}, and from {@link #acquire} or {@link #tryAcquire} until {@link #release}):
+ * <p>Lifecycle of a held lease (from {@link #call}, {@link #run}, {@link #callAsync}, a woven
+ * method, and from {@link #acquire} or {@link #tryAcquire} until {@link #release}):
  *
  * <ul>
  *   <li><b>Renewal.</b> Renewal is on by default: every held lease is renewed in the background
@@ -84,16 +87,34 @@ public final class WriterFence implements AutoCloseable {
   /** Query timeout used when the builder sets none: 10 seconds. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-  private final LeaseStore store;
+  static {
+    // The weaving modes' entry points live in the SPI package, not on this class.
+    FencedCalls.install(
+        new FencedCalls.Core() {
+          @Override
+          public FencedCall enter(WriterFence fence, FenceRequest request) {
+            return fence.enter(request);
+          }
+
+          @Override
+          public LeaseStore store(WriterFence fence) {
+            return fence.store;
+          }
+        });
+  }
+
+  // Read by the holds of this fence (HeldLease) and its acquire side (LeaseAcquirer).
+  final LeaseStore store;
+  final FenceListener listener;
+  final LeaseKeeper keeper;
+  final Retry releaseRetry;
+  final long renewalWaitNanos;
+
   private final Duration defaultTtl;
   private final String defaultHolderLabel;
   private final BusyRetryPolicy defaultRetryPolicy;
-  private final FenceListener listener;
   private final boolean releaseOnJvmShutdown;
   private final LeaseAcquirer acquirer;
-  private final Retry releaseRetry;
-  private final LeaseKeeper keeper;
-  private final long renewalWaitNanos;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private WriterFence(Builder b) {
@@ -104,18 +125,9 @@ public final class WriterFence implements AutoCloseable {
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
     this.releaseOnJvmShutdown = b.releaseOnJvmShutdown;
-    this.keeper = new LeaseKeeper(store, b.renewInterval, b.renews, listener);
+    this.keeper = new LeaseKeeper(b.renewInterval, b.renews, listener);
     // A release waits for a renew statement under way, which the query timeout bounds.
     this.renewalWaitNanos = b.queryTimeout.plusSeconds(1).toNanos();
-    this.acquirer =
-        new LeaseAcquirer(
-            store,
-            defaultTtl,
-            defaultHolderLabel,
-            listener,
-            this::releaseAfter,
-            keeper::lost,
-            this::refuseWhenClosed);
     // A transient error rolled the release back, so repeating it is safe; giving up would leave
     // the lease held until its TTL.
     this.releaseRetry =
@@ -126,6 +138,7 @@ public final class WriterFence implements AutoCloseable {
                 .intervalFunction(b.retryPolicy.intervalFunction())
                 .retryOnException(e -> e instanceof TransientLeaseStoreException)
                 .build());
+    this.acquirer = new LeaseAcquirer(this);
   }
 
   /**
@@ -185,7 +198,7 @@ public final class WriterFence implements AutoCloseable {
    * Tries once to take the lease, with no retry: the request's retry policy is not used. Busy is an
    * empty result, never an exception. The lease is not put on the thread's held-fence stack: the
    * caller owns it and must {@link #release} it. Until then a fenced call ({@link #call}, {@link
-   * #run}, {@link #proceed}, {@link #enter}) of this fence for the same name on the same thread
+   * #run}, {@link #callAsync}, a woven method) of this fence for the same name on the same thread
    * joins this hold instead of acquiring again.
    *
    * @param request the request; unset values take this fence's defaults; never {@code null}
@@ -223,10 +236,10 @@ public final class WriterFence implements AutoCloseable {
     return holdForCaller(acquirer.acquire(request, policy, true).orElseThrow());
   }
 
-  private FenceLease holdForCaller(FenceLease lease) {
-    hold(lease);
+  private FenceLease holdForCaller(HeldLease lease) {
+    FenceLease view = hold(lease);
     lease.heldByCaller();
-    return lease;
+    return view;
   }
 
   /**
@@ -247,62 +260,7 @@ public final class WriterFence implements AutoCloseable {
    *     after its TTL
    */
   public boolean release(FenceLease lease) {
-    Objects.requireNonNull(lease, "lease");
-    boolean lost = lease.lostReason().isPresent();
-    if (!lease.markReleased()) {
-      // Released already, here or by the shutdown hook racing a container's own close: one
-      // release per lease, so no second statement, warning or listener call.
-      return false;
-    }
-    keeper.stop(lease, renewalWaitNanos);
-    ProcessLeases.forget(lease);
-    boolean freed;
-    try {
-      freed = releaseRetry.executeSupplier(() -> store.release(lease));
-    } catch (RuntimeException e) {
-      if (lost) {
-        LOG.debug("writer-fence: release of lost fence '{}' failed", lease.fenceName(), e);
-        ListenerCalls.notify(() -> listener.released(lease, false));
-        return false;
-      }
-      if (!(e instanceof WriterFenceUnavailableException)
-          && !(e instanceof TransientLeaseStoreException)) {
-        // The store answered, but not with a release (an advisory unlock that found no lock):
-        // for listeners and metrics that is a release that freed nothing.
-        ListenerCalls.notify(() -> listener.released(lease, false));
-      }
-      if (e instanceof TransientLeaseStoreException t) {
-        throw new WriterFenceUnavailableException(
-            lease.fenceName(),
-            "writer-fence: fence '"
-                + lease.fenceName()
-                + "': the release kept failing transiently (SQLState "
-                + t.sqlState()
-                + "); the lease frees itself at its expiry "
-                + lease.expiresAt()
-                + " (database clock)",
-            e);
-      }
-      throw e;
-    } finally {
-      lease.giveBackTurn(); // after the row is free, so the next thread's first attempt can win
-    }
-    if (!freed && lost) {
-      LOG.debug(
-          "writer-fence: release of lost fence '{}' (fencing token {}) found another holder or a"
-              + " free row",
-          lease.fenceName(),
-          lease.fencingToken());
-    } else if (!freed) {
-      LOG.warn(
-          "writer-fence: release of fence '{}' (fencing token {}, holder '{}') found another holder"
-              + " or a free row: the lease had expired",
-          lease.fenceName(),
-          lease.fencingToken(),
-          lease.holderLabel());
-    }
-    ListenerCalls.notify(() -> listener.released(lease, freed));
-    return freed;
+    return Objects.requireNonNull(lease, "lease").held().release();
   }
 
   /**
@@ -332,7 +290,8 @@ public final class WriterFence implements AutoCloseable {
       call.exit(null, t, Object.class);
       throw t;
     }
-    // The result is handed back as it is, a stage too: only proceed() holds until a stage ends.
+    // The result is handed back as it is, a stage too: only callAsync and woven methods hold until
+    // a stage ends.
     call.exit(null, null, Object.class);
     return result;
   }
@@ -387,84 +346,36 @@ public final class WriterFence implements AutoCloseable {
   public <T> CompletableFuture<T> callAsync(
       FenceRequest request, Supplier<? extends CompletionStage<T>> body) {
     Objects.requireNonNull(body, "body");
-    try {
-      @SuppressWarnings("unchecked")
-      CompletableFuture<T> future =
-          (CompletableFuture<T>) proceed(request, CompletableFuture.class, body::get);
-      return future;
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException("unreachable: Supplier threw a checked exception", t);
-    }
-  }
-
-  /**
-   * The entry point every weaving mode calls (AspectJ, Spring AOP, the agent). Like {@link #call},
-   * and when the invocation returns a {@link CompletionStage}, the lease is kept until that stage
-   * completes. If {@code declaredReturnType} can hold a {@link CompletableFuture}, a future that
-   * completes after the release is returned; otherwise the method's own stage is returned and the
-   * release follows its completion. Cancelling that returned future does not cancel the method's
-   * stage nor release the lease early: the release follows the method's own stage only.
-   *
-   * @param request the request; never {@code null}
-   * @param declaredReturnType the advised method's declared return type; never {@code null}
-   * @param invocation proceeds to the advised method; never {@code null}
-   * @return the method's result
-   * @throws WriterFenceBusyException when busy after the last attempt; the method did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; the method
-   *     did not run and the interrupt flag is still set
-   * @throws WriterFenceUnavailableException when the lease could not be confirmed
-   * @throws Throwable what the method threw, with any release failure attached as suppressed
-   */
-  public Object proceed(
-      FenceRequest request, Class<?> declaredReturnType, FencedInvocation invocation)
-      throws Throwable {
-    Objects.requireNonNull(declaredReturnType, "declaredReturnType");
-    Objects.requireNonNull(invocation, "invocation");
     FencedCall call = enter(request);
-    Object result;
+    CompletionStage<T> stage;
     try {
-      result = invocation.proceed();
+      stage = body.get();
     } catch (Throwable t) {
-      call.exit(null, t, declaredReturnType);
+      call.exit(null, t, CompletableFuture.class);
       throw t;
     }
-    return call.exit(result, null, declaredReturnType);
+    @SuppressWarnings("unchecked")
+    CompletableFuture<T> future =
+        (CompletableFuture<T>) call.exit(stage, null, CompletableFuture.class);
+    return future;
   }
 
-  /**
-   * The enter half of a fenced call, for advice that runs before and after a method instead of
-   * around it (the agent's Byte Buddy advice). Inside a hold of the same fence name in this fence's
-   * domain the call joins that hold (no acquire); otherwise it acquires with busy retry and pushes
-   * the lease on the thread's held-fence stack. The caller must then call {@link FencedCall#exit}
-   * exactly once on this thread, whatever the method did.
-   *
-   * @param request the request; never {@code null}
-   * @return the call, to exit after the method; never {@code null}
-   * @throws WriterFenceBusyException when busy after the last attempt; the method must not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; the method
-   *     must not run and the interrupt flag is still set
-   * @throws WriterFenceUnavailableException when the lease could not be confirmed; the method must
-   *     not run
-   */
-  public FencedCall enter(FenceRequest request) {
+  /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
+  FencedCall enter(FenceRequest request) {
     Objects.requireNonNull(request, "request");
     if (HeldFences.find(store, request.fenceName()).isPresent()) {
-      return FencedCall.JOINED;
+      return HeldLease.Joined.OUTER;
     }
-    FenceLease own = acquirer.heldByThisThread(request.fenceName());
+    HeldLease own = acquirer.heldByThisThread(request.fenceName());
     if (own != null) { // this thread's acquire or tryAcquire holds it: join, and show it as held
-      HeldFences.push(store, own);
-      return FencedCall.joining(own);
+      HeldFences.push(store, own.view);
+      return new HeldLease.Joined(own.view);
     }
     BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
     refuseWhenClosed(request.fenceName());
-    FenceLease lease = hold(acquirer.acquire(request, policy, true).orElseThrow());
-    HeldFences.push(store, lease);
-    return new FencedCall(this, lease);
+    HeldLease lease = acquirer.acquire(request, policy, true).orElseThrow();
+    HeldFences.push(store, hold(lease));
+    return lease;
   }
 
   /**
@@ -478,17 +389,15 @@ public final class WriterFence implements AutoCloseable {
   }
 
   /**
-   * @return the backend this fence uses
-   */
-  public LeaseStore store() {
-    return store;
-  }
-
-  /**
    * @return the TTL used when a request sets none
    */
   public Duration defaultTtl() {
     return defaultTtl;
+  }
+
+  /** The holder label used when a request sets none. */
+  String defaultHolderLabel() {
+    return defaultHolderLabel;
   }
 
   /**
@@ -518,9 +427,9 @@ public final class WriterFence implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    for (FenceLease lease : keeper.leases()) {
+    for (HeldLease lease : keeper.leases()) {
       if (!lease.isReleased()) {
-        releaseAfter(lease, null);
+        lease.releaseAfter(null);
       }
     }
     keeper.close();
@@ -534,27 +443,28 @@ public final class WriterFence implements AutoCloseable {
   }
 
   /** Starts keeping a new lease: renewal, the deadline watch, the shutdown registry. */
-  private FenceLease hold(FenceLease lease) {
+  private FenceLease hold(HeldLease lease) {
     boolean kept;
     try {
       kept = !closed.get() && keeper.keep(lease);
       if (kept && releaseOnJvmShutdown) {
-        ProcessLeases.remember(lease, this);
+        ShutdownHook.remember(lease);
       }
     } catch (Throwable t) { // no timer thread (OutOfMemoryError): unwatched, so give it back now
-      releaseAfter(lease, t);
+      lease.releaseAfter(t);
       throw t;
     }
     if (!kept || closed.get()) { // close() may have missed it
       if (!lease.isReleased()) {
-        releaseAfter(lease, null);
+        lease.releaseAfter(null);
       }
-      throw closedException(lease.fenceName());
+      throw closedException(lease.view.fenceName());
     }
-    return lease;
+    return lease.view;
   }
 
-  private void refuseWhenClosed(String fenceName) {
+  /** Throws for a fence name when this fence was closed (checked again after a turn's wait). */
+  void refuseWhenClosed(String fenceName) {
     if (closed.get()) {
       throw closedException(fenceName);
     }
@@ -568,59 +478,6 @@ public final class WriterFence implements AutoCloseable {
             + "': this WriterFence is closed, so no lease can be confirmed and the guarded code"
             + " does not run",
         null);
-  }
-
-  /**
-   * The shutdown hook's release: one statement, no retry, after waiting for a renewal under way
-   * until {@code deadlineNanos} at most. Logs and swallows any failure.
-   */
-  void releaseBefore(FenceLease lease, long deadlineNanos) {
-    if (!lease.markReleased()) {
-      return;
-    }
-    keeper.stop(lease, deadlineNanos - System.nanoTime());
-    ProcessLeases.forget(lease);
-    try {
-      boolean freed = store.release(lease);
-      ListenerCalls.notify(() -> listener.released(lease, freed));
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "writer-fence: at shutdown the release of fence '{}' (fencing token {}) failed; {}",
-          lease.fenceName(),
-          lease.fencingToken(),
-          afterFailedRelease(lease, e),
-          e);
-    }
-    // The turn is kept: a thread of this process waiting for it would take the freed row at once
-    // and hold it past the JVM's halt, so the next process would wait out the TTL (case C14).
-  }
-
-  /** Releases after the guarded code; never masks the code's own outcome. */
-  void releaseAfter(FenceLease lease, Throwable primary) {
-    try {
-      release(lease);
-    } catch (RuntimeException e) {
-      if (primary != null) {
-        primary.addSuppressed(e);
-      } else {
-        LOG.warn(
-            "writer-fence: release of fence '{}' (fencing token {}) failed; {}",
-            lease.fenceName(),
-            lease.fencingToken(),
-            afterFailedRelease(lease, e),
-            e);
-      }
-    }
-  }
-
-  /** What becomes of a lease whose release failed, for the warning. */
-  private static String afterFailedRelease(FenceLease lease, RuntimeException failure) {
-    if (failure instanceof WriterFenceUnavailableException) {
-      return "the lease frees itself at its expiry "
-          + lease.expiresAt()
-          + " (database clock) or, with the advisory backend, when its connection closes";
-    }
-    return "the store refused the release: " + failure.getMessage();
   }
 
   /**

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

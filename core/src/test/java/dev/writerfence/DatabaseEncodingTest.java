@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -3,6 +3,7 @@ package dev.writerfence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.writerfence.spi.FencedCall;
 import dev.writerfence.testing.SwitchableDataSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

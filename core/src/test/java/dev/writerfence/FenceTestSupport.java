@@ -4,9 +4,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.writerfence.context.HeldFences;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.RecordingLeaseStore;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -89,7 +90,8 @@ class HeldFenceStackTest extends FenceTestSupport {
     WriterFence fence = fence(store);
 
     Object result =
-        fence.proceed(
+        FencedCalls.proceed(
+            fence,
             request("proceed"),
             String.class,
             () -> {
@@ -104,7 +106,9 @@ class HeldFenceStackTest extends FenceTestSupport {
         fence()
             .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
             .orElseThrow();
-    assertThat(catchThrowable(() -> fence.proceed(request("again"), String.class, () -> "ran")))
+    assertThat(
+            catchThrowable(
+                () -> FencedCalls.proceed(fence, request("again"), String.class, () -> "ran")))
         .isInstanceOf(WriterFenceBusyException.class);
     assertThat(fence.release(theirs)).isTrue();
   }
@@ -213,7 +217,7 @@ class HeldFenceStackTest extends FenceTestSupport {
   void fencesOnOtherDataSourceObjectsOfTheSameDatabaseAndSchemaAreOneDomain() throws Exception {
     WriterFence first = fence(DB.dataSource()).build();
     WriterFence second = fence(DB.dataSource()).build();
-    assertThat(first.store()).isNotEqualTo(second.store());
+    assertThat(first.store).isNotEqualTo(second.store);
 
     long inner =
         first.call(

@@ -249,7 +249,7 @@ class InProcessTurnsTest extends FenceTestSupport {
     try (WriterFence fence = fence()) {
       FenceLease held = fence.acquire(request("holder"));
 
-      fence.releaseBefore(held, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+      held.held().releaseBefore(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
 
       assertThat(status(fence).state()).isEqualTo("free");
       assertThat(

@@ -3,8 +3,9 @@ package dev.writerfence;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.ContractCalls;
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -45,11 +46,11 @@ class SqlContractTest extends FenceTestSupport {
   void sameHolderReacquiringALiveLeaseGetsItBackUnchangedLabelAndTimesIncluded() throws Exception {
     UUID holder = UUID.randomUUID();
     PgLeaseStore store = new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
-    FenceLease first =
+    StoreLease first =
         store.acquire(name, holder, "first-label", Duration.ofSeconds(60)).orElseThrow();
     LeaseStatus before = statusRow();
 
-    FenceLease again =
+    StoreLease again =
         store.acquire(name, holder, "second-label", Duration.ofSeconds(5)).orElseThrow();
     LeaseStatus after = statusRow();
 

@@ -1,6 +1,6 @@
 package dev.writerfence.config;
 
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;

@@ -2,7 +2,7 @@ package dev.writerfence.context;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.bootstrap.HeldFenceStack;
-import dev.writerfence.store.LeaseStore;
+import dev.writerfence.spi.LeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

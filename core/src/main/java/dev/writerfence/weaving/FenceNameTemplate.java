@@ -1,6 +1,6 @@
 package dev.writerfence.weaving;
 
-import dev.writerfence.FenceArguments;
+import dev.writerfence.spi.FenceArguments;
 import java.util.ArrayList;
 import java.util.List;
 

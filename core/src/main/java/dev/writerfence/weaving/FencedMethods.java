@@ -1,11 +1,12 @@
 package dev.writerfence.weaving;
 
-import dev.writerfence.FenceArguments;
 import dev.writerfence.FenceRequest;
-import dev.writerfence.FencedInvocation;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.spi.FencedInvocation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -44,7 +45,7 @@ public final class FencedMethods {
    * @param args its arguments
    * @param invocation proceeds to it
    * @return the method's result
-   * @throws Throwable what {@link WriterFence#proceed} throws
+   * @throws Throwable what {@link FencedCalls#proceed} throws
    */
   public static Object proceed(
       WriterFence fence, Method method, Object[] args, FencedInvocation invocation)
@@ -54,7 +55,7 @@ public final class FencedMethods {
       return invocation.proceed();
     }
     FenceRequest request = fenced.get().request(args, fence.defaultRetryPolicy());
-    return fence.proceed(request, method.getReturnType(), invocation);
+    return FencedCalls.proceed(fence, request, method.getReturnType(), invocation);
   }
 
   /**

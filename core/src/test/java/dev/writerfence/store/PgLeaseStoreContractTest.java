@@ -1,5 +1,6 @@
 package dev.writerfence.store;
 
+import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.LeaseStoreContract;
 import dev.writerfence.testing.LeaseStoreOpener;

@@ -1,8 +1,8 @@
 package dev.writerfence.demo;
 
-import dev.writerfence.FenceLease;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,28 +19,24 @@ final class GrantingLeaseStore implements LeaseStore {
   private final AtomicLong tokens = new AtomicLong();
 
   @Override
-  public Optional<FenceLease> acquire(
+  public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     Instant now = Instant.now();
-    return Optional.of(
-        new FenceLease(
-            fenceName,
-            holderToken,
-            holderLabel,
-            tokens.incrementAndGet(),
-            now,
-            now.plus(ttl),
-            ttl));
+    return Optional.of(new Granted(tokens.incrementAndGet(), now, now.plus(ttl)));
   }
 
-  @Override
-  public Optional<Instant> renew(FenceLease lease, Duration ttl) {
-    return Optional.of(Instant.now().plus(ttl));
-  }
+  /** A grant that renews and releases without asking anyone. */
+  private record Granted(long fencingToken, Instant acquiredAt, Instant expiresAt)
+      implements StoreLease {
+    @Override
+    public Optional<Instant> renew(Duration ttl) {
+      return Optional.of(Instant.now().plus(ttl));
+    }
 
-  @Override
-  public boolean release(FenceLease lease) {
-    return true;
+    @Override
+    public boolean release() {
+      return true;
+    }
   }
 
   @Override

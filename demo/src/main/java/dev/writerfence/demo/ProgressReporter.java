@@ -1,7 +1,7 @@
 package dev.writerfence.demo;
 
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;

@@ -9,6 +9,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
@@ -89,7 +90,7 @@ class AdvisoryBackendTest {
               assertThat(context).hasNotFailed().hasSingleBean(AdvisoryLockStore.class);
               WriterFence fence = context.getBean(WriterFence.class);
               AdvisoryLockStore store = context.getBean(AdvisoryLockStore.class);
-              assertThat(fence.store()).isSameAs(store);
+              assertThat(FencedCalls.store(fence)).isSameAs(store);
               assertThat(store.poolSize()).isEqualTo(AdvisoryLockStore.DEFAULT_POOL_SIZE);
               // The application's DataSource, as the lease row would use it.
               assertThat(context.getBean(WriterFenceDataSource.class).isDedicated()).isFalse();

@@ -1,9 +1,9 @@
 package dev.writerfence.testing;
 
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.LeaseStore;
+import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
 
 /**

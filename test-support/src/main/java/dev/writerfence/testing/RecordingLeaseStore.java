@@ -1,8 +1,8 @@
 package dev.writerfence.testing;
 
-import dev.writerfence.FenceLease;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -42,13 +42,6 @@ public final class RecordingLeaseStore implements LeaseStore {
     return List.copyOf(releaseTokens);
   }
 
-  @Override
-  public Optional<FenceLease> acquire(
-      String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
-    acquireTokens.add(holderToken);
-    return delegate.acquire(fenceName, holderToken, holderLabel, ttl);
-  }
-
   /**
    * @return {@link System#nanoTime()} at the start of every renew call, in call order
    */
@@ -57,15 +50,50 @@ public final class RecordingLeaseStore implements LeaseStore {
   }
 
   @Override
-  public Optional<Instant> renew(FenceLease lease, Duration ttl) {
-    renewStarts.add(System.nanoTime());
-    return delegate.renew(lease, ttl);
+  public Optional<StoreLease> acquire(
+      String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
+    acquireTokens.add(holderToken);
+    return delegate
+        .acquire(fenceName, holderToken, holderLabel, ttl)
+        .map(lease -> new Recorded(lease, holderToken));
   }
 
-  @Override
-  public boolean release(FenceLease lease) {
-    releaseTokens.add(lease.holderToken());
-    return delegate.release(lease);
+  /** A handle of the real store whose renewals and releases are recorded. */
+  private final class Recorded implements StoreLease {
+    private final StoreLease delegate;
+    private final UUID holderToken;
+
+    Recorded(StoreLease delegate, UUID holderToken) {
+      this.delegate = delegate;
+      this.holderToken = holderToken;
+    }
+
+    @Override
+    public long fencingToken() {
+      return delegate.fencingToken();
+    }
+
+    @Override
+    public Instant acquiredAt() {
+      return delegate.acquiredAt();
+    }
+
+    @Override
+    public Instant expiresAt() {
+      return delegate.expiresAt();
+    }
+
+    @Override
+    public Optional<Instant> renew(Duration ttl) {
+      renewStarts.add(System.nanoTime());
+      return delegate.renew(ttl);
+    }
+
+    @Override
+    public boolean release() {
+      releaseTokens.add(holderToken);
+      return delegate.release();
+    }
   }
 
   @Override

@@ -5,7 +5,7 @@ import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.LeaseStore;
+import dev.writerfence.spi.LeaseStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,9 +1,10 @@
 package dev.writerfence.agent.fence;
 
-import dev.writerfence.FencedCall;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.context.HeldFences;
+import dev.writerfence.spi.FencedCall;
+import dev.writerfence.spi.FencedCalls;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,13 +59,13 @@ public final class FenceDispatch {
     }
     WriterFence f = fence();
     var request = spec.request(args, f.defaultRetryPolicy());
-    if (HeldFences.holdsInDomain(f.store(), request.fenceName())) {
+    if (HeldFences.holdsInDomain(FencedCalls.store(f), request.fenceName())) {
       // This thread holds the name in the agent fence's domain, maybe through the application's
       // own copy of core (Spring AOP, AspectJ, the API) on the same database and schema: run
       // inside that hold rather than contend with it. A hold of another domain is another fence.
       return null;
     }
-    return new Entered(f.enter(request), spec.exitReturnType());
+    return new Entered(FencedCalls.enter(f, request), spec.exitReturnType());
   }
 
   /**

@@ -33,7 +33,7 @@ import net.bytebuddy.matcher.ElementMatchers;
  * Fences methods of code that cannot be recompiled: those that {@code fence.methods} names, and
  * those carrying {@code @WriterFenced} that the AspectJ aspect did not weave. A legacy method gets
  * what an annotated one gets (try-semantics, busy retry, re-entrancy, release with the minted
- * token, fail closed) from core's {@link dev.writerfence.FencedCall}, through inlined advice.
+ * token, fail closed) from core's {@link dev.writerfence.spi.FencedCall}, through inlined advice.
  *
  * <p>On when {@code fence.methods} or {@code datasource.url} is set. Premain only parses and checks
  * the settings; the matchers are built with Byte Buddy when the first candidate class loads, and

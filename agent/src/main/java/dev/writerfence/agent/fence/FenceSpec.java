@@ -81,8 +81,8 @@ final class FenceSpec {
   }
 
   /**
-   * @return a stand-in for the method's return type, for {@link dev.writerfence.FencedCall#exit}:
-   *     {@link CompletableFuture} when it can hold one
+   * @return a stand-in for the method's return type, for {@link
+   *     dev.writerfence.spi.FencedCall#exit}: {@link CompletableFuture} when it can hold one
    */
   Class<?> exitReturnType() {
     return exitReturnType;

@@ -1,7 +1,7 @@
 package dev.writerfence.agent.fence;
 
-import dev.writerfence.FenceArguments;
 import dev.writerfence.agent.AgentConfigurationException;
+import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.weaving.FenceNameTemplate;
 import java.util.ArrayList;
 import java.util.List;

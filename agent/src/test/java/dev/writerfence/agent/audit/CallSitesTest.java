@@ -6,7 +6,7 @@ import com.acme.sites.TwoCallSites;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.ProcessFence;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.weaving.FencedMethods;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,11 @@
 package dev.writerfence.benchmarks.jmh;
 
 import dev.writerfence.FenceRequest;
-import dev.writerfence.FencedCall;
 import dev.writerfence.WriterFence;
 import dev.writerfence.benchmarks.weaving.NoopLeaseStore;
 import dev.writerfence.bootstrap.FileWriteGate;
+import dev.writerfence.spi.FencedCall;
+import dev.writerfence.spi.FencedCalls;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -177,7 +178,7 @@ public class AuditBenchmark {
     /** Acquires the fence on this thread. */
     @Setup(Level.Iteration)
     public void hold() {
-      held = fence.enter(REQUEST);
+      held = FencedCalls.enter(fence, REQUEST);
     }
 
     /** Releases it. */

@@ -1,8 +1,8 @@
 package dev.writerfence.benchmarks.weaving;
 
-import dev.writerfence.FenceLease;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -14,23 +14,40 @@ import java.util.UUID;
  * fenced call is the weaving and the fence's own bookkeeping.
  */
 public final class NoopLeaseStore implements LeaseStore {
-  private static final Instant EPOCH = Instant.EPOCH;
+  /** The one grant: renews and releases without a round trip, allocated once. */
+  private static final Optional<StoreLease> GRANTED =
+      Optional.of(
+          new StoreLease() {
+            @Override
+            public long fencingToken() {
+              return 1;
+            }
+
+            @Override
+            public Instant acquiredAt() {
+              return Instant.EPOCH;
+            }
+
+            @Override
+            public Instant expiresAt() {
+              return Instant.MAX;
+            }
+
+            @Override
+            public Optional<Instant> renew(Duration ttl) {
+              return Optional.of(Instant.MAX);
+            }
+
+            @Override
+            public boolean release() {
+              return true;
+            }
+          });
 
   @Override
-  public Optional<FenceLease> acquire(
+  public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
-    return Optional.of(
-        new FenceLease(fenceName, holderToken, holderLabel, 1, EPOCH, Instant.MAX, ttl));
-  }
-
-  @Override
-  public Optional<Instant> renew(FenceLease lease, Duration ttl) {
-    return Optional.of(Instant.MAX);
-  }
-
-  @Override
-  public boolean release(FenceLease lease) {
-    return true;
+    return GRANTED;
   }
 
   @Override

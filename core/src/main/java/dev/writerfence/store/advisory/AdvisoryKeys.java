@@ -1,6 +1,6 @@
 package dev.writerfence.store.advisory;
 
-import dev.writerfence.FenceArguments;
+import dev.writerfence.spi.FenceArguments;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

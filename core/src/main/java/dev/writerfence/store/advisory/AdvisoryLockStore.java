@@ -1,14 +1,14 @@
 package dev.writerfence.store.advisory;
 
-import dev.writerfence.FenceArguments;
-import dev.writerfence.FenceLease;
 import dev.writerfence.WriterFenceInterruptedException;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.SqlErrors;
+import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
-import dev.writerfence.store.pg.PgLeaseStore;
-import dev.writerfence.store.pg.SqlErrors;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,9 +51,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>No TTL on the server</b>: the lock is held until release or until the pinned connection
  *       ends, however long that is; PostgreSQL frees it when the session ends (crash, {@code kill
  *       -9}, a dropped connection). The {@code ttl} passed to {@link #acquire} and {@link #renew}
- *       is not sent to the server: it only sets the lease's {@link FenceLease#expiresAt()
- *       expiresAt} (database time of the acquire or renewal + ttl), the time by which this process
- *       wants the hold confirmed again. No other holder ever takes over at that time.
+ *       is not sent to the server: it only sets the lease's {@link
+ *       dev.writerfence.FenceLease#expiresAt() expiresAt} (database time of the acquire or renewal
+ *       + ttl), the time by which this process wants the hold confirmed again. No other holder ever
+ *       takes over at that time.
  *   <li><b>Renew</b> is a liveness check of the pinned connection: one statement asks {@code
  *       pg_locks} whether this session still holds the key. A dead connection, or a session that no
  *       longer holds the lock, answers empty (lost).
@@ -123,19 +124,56 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   private final ConcurrentMap<UUID, Pin> pins = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  /** One hold: the connection whose session holds the lock, and the lease it stands for. */
-  private static final class Pin {
+  /** What an acquire granted, as this store tells it to operators and in its messages. */
+  private record Grant(
+      String fenceName,
+      UUID holderToken,
+      String holderLabel,
+      long fencingToken,
+      Instant acquiredAt,
+      Instant expiresAt) {}
+
+  /**
+   * One hold, and the handle its acquire returns: the connection whose session holds the lock, and
+   * the lease it stands for.
+   */
+  private final class Pin implements StoreLease {
     final Connection connection;
     final long key;
     final int backendPid;
-    final FenceLease lease;
+    final Grant lease;
     boolean ended; // guarded by this
 
-    Pin(Connection connection, long key, int backendPid, FenceLease lease) {
+    Pin(Connection connection, long key, int backendPid, Grant lease) {
       this.connection = connection;
       this.key = key;
       this.backendPid = backendPid;
       this.lease = lease;
+    }
+
+    @Override
+    public long fencingToken() {
+      return lease.fencingToken();
+    }
+
+    @Override
+    public Instant acquiredAt() {
+      return lease.acquiredAt();
+    }
+
+    @Override
+    public Instant expiresAt() {
+      return lease.expiresAt();
+    }
+
+    @Override
+    public Optional<Instant> renew(Duration ttl) {
+      return AdvisoryLockStore.this.renew(this, ttl);
+    }
+
+    @Override
+    public boolean release() {
+      return AdvisoryLockStore.this.release(this);
     }
   }
 
@@ -213,13 +251,13 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
    *     holds another fence in this store
    */
   @Override
-  public Optional<FenceLease> acquire(
+  public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     FenceArguments.ttlSeconds(ttl);
     Pin existing = pins.get(holderToken);
     if (existing != null) {
       if (existing.lease.fenceName().equals(fenceName)) {
-        return Optional.of(existing.lease);
+        return Optional.of(existing);
       }
       throw new IllegalArgumentException(
           "writer-fence: holder token "
@@ -246,11 +284,11 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
         }
         long token = rs.getLong(2);
         Instant now = instant(rs, 3);
-        FenceLease lease =
-            new FenceLease(fenceName, holderToken, holderLabel, token, now, now.plus(ttl), ttl);
-        pins.put(holderToken, new Pin(connection, key, rs.getInt(4), lease));
+        Grant lease = new Grant(fenceName, holderToken, holderLabel, token, now, now.plus(ttl));
+        Pin pin = new Pin(connection, key, rs.getInt(4), lease);
+        pins.put(holderToken, pin);
         pinned = true;
-        return Optional.of(lease);
+        return Optional.of(pin);
       }
     } catch (SQLException e) {
       // A session lock outlives the failed statement's transaction: the lock may have been won.
@@ -266,20 +304,16 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
    * Checks that the pinned connection is alive and its session still holds the lock. Nothing is
    * extended on the server (there is no TTL there).
    *
-   * @param lease a lease of this store
+   * @param pin a hold of this store
    * @param ttl whole seconds from 1 to 86400
    * @return the database time now + {@code ttl} when the session still holds the lock; empty (lost)
-   *     when the lease is not held through this store, the connection is dead (the server frees, or
+   *     when the hold ended (released, or found lost), the connection is dead (the server frees, or
    *     has freed, the lock with the session), or the session no longer holds the lock
    * @throws WriterFenceUnavailableException when the live connection did not answer in time
    */
-  @Override
-  public Optional<Instant> renew(FenceLease lease, Duration ttl) {
+  private Optional<Instant> renew(Pin pin, Duration ttl) {
     FenceArguments.ttlSeconds(ttl);
-    Pin pin = pinOf(lease);
-    if (pin == null) {
-      return Optional.empty();
-    }
+    Grant lease = pin.lease;
     synchronized (pin) {
       if (pin.ended) {
         return Optional.empty();
@@ -321,21 +355,17 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   /**
    * Unlocks with {@code pg_advisory_unlock} on the pinned connection and gives the connection back.
    *
-   * @param lease a lease of this store
-   * @return {@code true} when unlocked; {@code false} when the lease is not held through this store
-   *     (already released, found lost by {@link #renew}, or never acquired here)
+   * @param pin a hold of this store
+   * @return {@code true} when unlocked; {@code false} when the hold ended already (released, or
+   *     found lost by {@link #renew})
    * @throws AdvisoryUnlockException when {@code pg_advisory_unlock} answered {@code false}: the
    *     session no longer held the lock, so others may have held the fence meanwhile; also logged
    *     as an error
    * @throws WriterFenceUnavailableException when the unlock failed; the connection is then closed,
    *     and the server frees the lock with its session
    */
-  @Override
-  public boolean release(FenceLease lease) {
-    Pin pin = pinOf(lease);
-    if (pin == null) {
-      return false;
-    }
+  private boolean release(Pin pin) {
+    Grant lease = pin.lease;
     synchronized (pin) {
       if (pin.ended) {
         return false;
@@ -362,7 +392,13 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
       }
       unpin(pin, false);
       if (!unlocked) {
-        AdvisoryUnlockException e = new AdvisoryUnlockException(lease, pin.key, pin.backendPid);
+        AdvisoryUnlockException e =
+            new AdvisoryUnlockException(
+                lease.fenceName(),
+                lease.fencingToken(),
+                lease.holderLabel(),
+                pin.key,
+                pin.backendPid);
         LOG.error("{}", e.getMessage());
         throw e;
       }
@@ -443,12 +479,16 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
     }
   }
 
-  /** Test hook: the connection pinned for a lease, to provoke what no caller should do. */
-  Optional<Connection> pinnedConnection(FenceLease lease) {
-    return Optional.ofNullable(pinOf(lease)).map(pin -> pin.connection);
+  /**
+   * Test hook: the connection pinned for a lease, to provoke what no caller should do.
+   *
+   * @param holderToken the lease's holder token
+   */
+  Optional<Connection> pinnedConnection(UUID holderToken) {
+    return Optional.ofNullable(pins.get(holderToken)).map(pin -> pin.connection);
   }
 
-  private static LeaseStatus held(FenceLease lease) {
+  private static LeaseStatus held(Grant lease) {
     return new LeaseStatus(
         lease.fenceName(),
         lease.holderLabel(),
@@ -476,11 +516,6 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
     } finally {
       giveBack(connection, false);
     }
-  }
-
-  private Pin pinOf(FenceLease lease) {
-    Pin pin = pins.get(lease.holderToken());
-    return pin != null && pin.lease.fenceName().equals(lease.fenceName()) ? pin : null;
   }
 
   /** Ends a hold: forgets it and gives its connection back (closed first when {@code discard}). */

@@ -1,7 +1,5 @@
 package dev.writerfence.store.advisory;
 
-import dev.writerfence.FenceLease;
-
 /**
  * {@code pg_advisory_unlock} answered {@code false} at release: the pinned session no longer held
  * the fence's advisory lock. Something unlocked it on that session, or the session was reset or
@@ -17,25 +15,28 @@ public final class AdvisoryUnlockException extends IllegalStateException {
   private final long key;
 
   /**
-   * @param lease the lease whose release found no lock; never {@code null}
+   * @param fenceName the fence whose release found no lock; never {@code null}
+   * @param fencingToken the lease's fencing token
+   * @param holderLabel the lease's holder label, or {@code null}
    * @param key the fence's advisory-lock key ({@link AdvisoryKeys#keyOf})
    * @param backendPid the server process of the pinned session
    */
-  AdvisoryUnlockException(FenceLease lease, long key, int backendPid) {
+  AdvisoryUnlockException(
+      String fenceName, long fencingToken, String holderLabel, long key, int backendPid) {
     super(
         "writer-fence: fence '"
-            + lease.fenceName()
+            + fenceName
             + "' (fencing token "
-            + lease.fencingToken()
+            + fencingToken
             + ", holder '"
-            + lease.holderLabel()
+            + holderLabel
             + "'): pg_advisory_unlock("
             + key
             + ") answered false on the pinned session (server process "
             + backendPid
             + "): the session no longer held the lock, so the fence may not have been exclusive"
             + " during this hold; check the writes stamped with this fencing token");
-    this.fenceName = lease.fenceName();
+    this.fenceName = fenceName;
     this.key = key;
   }
 

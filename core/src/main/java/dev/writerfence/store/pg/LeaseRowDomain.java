@@ -1,4 +1,4 @@
-package dev.writerfence.store.pg;
+package dev.writerfence.store.lease;
 
 import java.sql.Connection;
 import java.sql.ResultSet;

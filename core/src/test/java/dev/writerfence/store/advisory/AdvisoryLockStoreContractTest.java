@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.LeaseStore;
+import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.LeaseStoreContract;
 import dev.writerfence.testing.LeaseStoreOpener;

@@ -18,7 +18,8 @@ import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.spi.StoreLease;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.LogCapture;
 import dev.writerfence.testing.Pools;
@@ -153,10 +154,10 @@ class AdvisoryLockStoreTest {
       assertThat(logged).contains("ERROR").contains("answered false");
 
       // Both connections went back to the pool: two holds at once still fit.
-      FenceLease a = store.acquire(name, UUID.randomUUID(), "a", TTL).orElseThrow();
-      FenceLease b = store.acquire(name + "/b", UUID.randomUUID(), "b", TTL).orElseThrow();
-      assertThat(store.release(a)).isTrue();
-      assertThat(store.release(b)).isTrue();
+      StoreLease a = store.acquire(name, UUID.randomUUID(), "a", TTL).orElseThrow();
+      StoreLease b = store.acquire(name + "/b", UUID.randomUUID(), "b", TTL).orElseThrow();
+      assertThat(a.release()).isTrue();
+      assertThat(b.release()).isTrue();
     }
   }
 
@@ -200,7 +201,7 @@ class AdvisoryLockStoreTest {
 
   private static void unlockBehindTheStore(AdvisoryLockStore store, FenceLease lease, long key)
       throws SQLException {
-    Connection pinned = store.pinnedConnection(lease).orElseThrow();
+    Connection pinned = store.pinnedConnection(lease.holderToken()).orElseThrow();
     try (PreparedStatement ps = pinned.prepareStatement("SELECT pg_advisory_unlock(?)")) {
       ps.setLong(1, key);
       try (ResultSet rs = ps.executeQuery()) {
@@ -219,8 +220,8 @@ class AdvisoryLockStoreTest {
                 .poolSize(2)
                 .borrowTimeout(Duration.ofMillis(200))
                 .build()) {
-      FenceLease a = store.acquire(name + "/a", UUID.randomUUID(), "a", TTL).orElseThrow();
-      FenceLease b = store.acquire(name + "/b", UUID.randomUUID(), "b", TTL).orElseThrow();
+      StoreLease a = store.acquire(name + "/a", UUID.randomUUID(), "a", TTL).orElseThrow();
+      StoreLease b = store.acquire(name + "/b", UUID.randomUUID(), "b", TTL).orElseThrow();
       AtomicInteger ran = new AtomicInteger();
 
       WriterFenceUnavailableException exhausted =
@@ -236,10 +237,10 @@ class AdvisoryLockStoreTest {
           .hasMessageContaining("poolSize");
       assertThat(exhausted.fenceName()).isEqualTo(name + "/c");
       assertThat(ran).hasValue(0);
-      assertThat(store.release(a)).isTrue();
-      FenceLease c = store.acquire(name + "/c", UUID.randomUUID(), "c", TTL).orElseThrow();
-      assertThat(store.release(b)).isTrue();
-      assertThat(store.release(c)).isTrue();
+      assertThat(a.release()).isTrue();
+      StoreLease c = store.acquire(name + "/c", UUID.randomUUID(), "c", TTL).orElseThrow();
+      assertThat(b.release()).isTrue();
+      assertThat(c.release()).isTrue();
     }
   }
 
@@ -247,7 +248,7 @@ class AdvisoryLockStoreTest {
   void fencingTokensIncreaseAndAreTakenOnlyWhenTheLockIsWon() throws Exception {
     try (HikariDataSource pool = Pools.warmPool(DB.jdbcUrl(), "postgres", 3);
         AdvisoryLockStore store = AdvisoryLockStore.create(pool, 3, SCHEMA)) {
-      FenceLease first = store.acquire(name, UUID.randomUUID(), "first", TTL).orElseThrow();
+      StoreLease first = store.acquire(name, UUID.randomUUID(), "first", TTL).orElseThrow();
       long issued = lastToken();
       assertThat(first.fencingToken()).isEqualTo(issued);
 
@@ -256,10 +257,10 @@ class AdvisoryLockStoreTest {
       }
       assertThat(lastToken()).as("busy attempts take no token").isEqualTo(issued);
 
-      assertThat(store.release(first)).isTrue();
-      FenceLease second = store.acquire(name, UUID.randomUUID(), "second", TTL).orElseThrow();
+      assertThat(first.release()).isTrue();
+      StoreLease second = store.acquire(name, UUID.randomUUID(), "second", TTL).orElseThrow();
       assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
-      assertThat(store.release(second)).isTrue();
+      assertThat(second.release()).isTrue();
     }
   }
 
@@ -313,11 +314,12 @@ class AdvisoryLockStoreTest {
     long key = AdvisoryKeys.keyOf(name);
     try (HikariDataSource pool = Pools.warmPool(DB.jdbcUrl(), "postgres", 2);
         AdvisoryLockStore store = AdvisoryLockStore.create(pool, 2, SCHEMA)) {
-      FenceLease lease = store.acquire(name, UUID.randomUUID(), "doomed", TTL).orElseThrow();
+      UUID token = UUID.randomUUID();
+      StoreLease lease = store.acquire(name, token, "doomed", TTL).orElseThrow();
       int pid;
       try (PreparedStatement ps =
               store
-                  .pinnedConnection(lease)
+                  .pinnedConnection(token)
                   .orElseThrow()
                   .prepareStatement("SELECT pg_backend_pid()");
           ResultSet rs = ps.executeQuery()) {
@@ -330,12 +332,12 @@ class AdvisoryLockStoreTest {
           .isTrue();
 
       assertThat(holdersOf(key)).as("the server freed the lock with the session").isZero();
-      assertThat(store.renew(lease, TTL)).as("lost").isEmpty();
-      assertThat(store.release(lease)).isFalse();
-      FenceLease a = store.acquire(name, UUID.randomUUID(), "a", TTL).orElseThrow();
-      FenceLease b = store.acquire(name + "/b", UUID.randomUUID(), "b", TTL).orElseThrow();
-      assertThat(store.release(a)).isTrue();
-      assertThat(store.release(b)).isTrue();
+      assertThat(lease.renew(TTL)).as("lost").isEmpty();
+      assertThat(lease.release()).isFalse();
+      StoreLease a = store.acquire(name, UUID.randomUUID(), "a", TTL).orElseThrow();
+      StoreLease b = store.acquire(name + "/b", UUID.randomUUID(), "b", TTL).orElseThrow();
+      assertThat(a.release()).isTrue();
+      assertThat(b.release()).isTrue();
     }
   }
 

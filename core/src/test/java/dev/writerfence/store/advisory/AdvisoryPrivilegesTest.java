@@ -4,8 +4,8 @@ import static dev.writerfence.store.advisory.AdvisoryTestSupport.DB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.writerfence.FenceLease;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.StoreLease;
 import dev.writerfence.testing.FenceNames;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -34,10 +34,10 @@ class AdvisoryPrivilegesTest {
     String name = FenceNames.random("advisory-privileges");
 
     try (AdvisoryLockStore store = AdvisoryLockStore.create(asApp, 2, SCHEMA)) {
-      FenceLease lease =
+      StoreLease lease =
           store.acquire(name, UUID.randomUUID(), "app", Duration.ofSeconds(30)).orElseThrow();
       assertThat(lease.fencingToken()).isPositive();
-      assertThat(store.release(lease)).isTrue();
+      assertThat(lease.release()).isTrue();
     }
     Throwable refused =
         catchThrowable(

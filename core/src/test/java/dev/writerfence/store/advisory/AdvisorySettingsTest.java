@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.testing.FenceNames;
 import java.util.Properties;
 import javax.sql.DataSource;
@@ -30,8 +31,8 @@ class AdvisorySettingsTest {
     WriterFenceSettings settings = settings("advisory");
     DataSource own = settings.dataSource();
     try (WriterFence fence = settings.buildFence(own)) {
-      assertThat(fence.store()).isInstanceOf(AdvisoryLockStore.class);
-      assertThat(((AdvisoryLockStore) fence.store()).poolSize())
+      assertThat(FencedCalls.store(fence)).isInstanceOf(AdvisoryLockStore.class);
+      assertThat(((AdvisoryLockStore) FencedCalls.store(fence)).poolSize())
           .isEqualTo(AdvisoryLockStore.DEFAULT_POOL_SIZE);
 
       long held = fence.call(FenceRequest.of(name), () -> holdersOf(AdvisoryKeys.keyOf(name)));

@@ -1,6 +1,7 @@
 package dev.writerfence.spring.actuate;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.LeaseStatus;
 import java.math.BigDecimal;
 import java.util.List;
@@ -33,7 +34,7 @@ public class WriterFenceEndpoint {
    */
   @ReadOperation
   public Leases leases() {
-    return new Leases(fence.store().statusAll().stream().map(Lease::of).toList());
+    return new Leases(FencedCalls.store(fence).statusAll().stream().map(Lease::of).toList());
   }
 
   /**

@@ -4,7 +4,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.spring.actuate.WriterFenceEndpoint;
 import dev.writerfence.spring.actuate.WriterFenceEndpointWebExtension;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,12 +1,12 @@
 package dev.writerfence.spring.boot;
 
-import dev.writerfence.FenceArguments;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
-import dev.writerfence.store.pg.PgLeaseStore;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
 import java.util.Optional;
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -1,6 +1,7 @@
 package dev.writerfence.spring.boot;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +73,7 @@ public final class WriterFenceShutdown
   public void destroy() {
     WriterFenceProcessDefault.clearIfSame(fence);
     fence.close();
-    if (fence.store() instanceof AdvisoryLockStore store) {
+    if (FencedCalls.store(fence) instanceof AdvisoryLockStore store) {
       store.close();
     }
   }

@@ -1,9 +1,8 @@
-package dev.writerfence.store.pg;
+package dev.writerfence.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.WriterFenceUnavailableException;
-import dev.writerfence.store.TransientLeaseStoreException;
 import java.sql.SQLException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

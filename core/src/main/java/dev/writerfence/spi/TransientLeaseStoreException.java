@@ -1,4 +1,4 @@
-package dev.writerfence.store;
+package dev.writerfence.spi;
 
 import java.sql.SQLException;
 

@@ -1,16 +1,16 @@
-package dev.writerfence.store;
+package dev.writerfence.spi;
 
-import dev.writerfence.FenceLease;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.store.LeaseStatus;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Where leases live: the whole contract a backend implements. Every weaving mode reaches it through
- * {@code WriterFence}; nothing else talks to a backend.
+ * Where leases live: the whole contract a backend implements, with the {@link StoreLease} handle
+ * its acquire returns. Every weaving mode reaches it through {@code WriterFence}; nothing else
+ * talks to a backend.
  *
  * <p>Every method makes at most one round trip, never blocks on another holder (busy is an answer,
  * not a wait), and either answers or throws:
@@ -34,29 +34,11 @@ public interface LeaseStore {
    *     holds the lease gets its current lease back
    * @param holderLabel the holder label, or {@code null}
    * @param ttl whole seconds from 1 to 86400
-   * @return the lease, or empty when another live holder has it (busy)
+   * @return the lease's handle, which renews and releases it; empty when another live holder has it
+   *     (busy)
    */
-  Optional<FenceLease> acquire(
+  Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl);
-
-  /**
-   * Sets the expiry of a live lease of this holder token to now + {@code ttl} (database clock). The
-   * TTL is counted from now, not added to the old expiry, so a TTL shorter than the time left
-   * shortens the lease.
-   *
-   * @param lease the lease to renew
-   * @param ttl whole seconds from 1 to 86400
-   * @return the new expiry, or empty when the lease is expired, taken over or released
-   */
-  Optional<Instant> renew(FenceLease lease, Duration ttl);
-
-  /**
-   * Frees the lease if, and only if, the row still carries this lease's holder token.
-   *
-   * @param lease the lease to release
-   * @return {@code true} when freed; {@code false} when another holder has the row or it is free
-   */
-  boolean release(FenceLease lease);
 
   /**
    * @param fenceName the fence name

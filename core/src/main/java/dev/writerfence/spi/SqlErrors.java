@@ -1,7 +1,6 @@
-package dev.writerfence.store.pg;
+package dev.writerfence.spi;
 
 import dev.writerfence.WriterFenceUnavailableException;
-import dev.writerfence.store.TransientLeaseStoreException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;

@@ -1,5 +1,6 @@
-package dev.writerfence;
+package dev.writerfence.spi;
 
+import dev.writerfence.WriterFence;
 import java.time.Duration;
 
 /**
@@ -182,7 +183,7 @@ public final class FenceArguments {
    * @param codePoint a Unicode code point
    * @return whether it is in the fixed list of format characters (Unicode 16 category Cf)
    */
-  static boolean isFormat(int codePoint) {
+  public static boolean isFormat(int codePoint) {
     return inRanges(FORMAT_CHARACTERS, codePoint);
   }
 
@@ -190,7 +191,7 @@ public final class FenceArguments {
    * @param codePoint a Unicode code point
    * @return whether it is white space for the leading and trailing rule (control characters aside)
    */
-  static boolean isWhiteSpace(int codePoint) {
+  public static boolean isWhiteSpace(int codePoint) {
     return inRanges(WHITE_SPACE, codePoint);
   }
 

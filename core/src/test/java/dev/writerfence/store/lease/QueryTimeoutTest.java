@@ -1,4 +1,4 @@
-package dev.writerfence.store.pg;
+package dev.writerfence.store.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -3,9 +3,8 @@ package dev.writerfence;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,25 +19,25 @@ import org.slf4j.LoggerFactory;
  * not release frees itself at its expiry. A fence is referenced from here only while it holds a
  * lease.
  */
-final class ProcessLeases {
-  private static final Logger LOG = LoggerFactory.getLogger(ProcessLeases.class);
+final class ShutdownHook {
+  private static final Logger LOG = LoggerFactory.getLogger(ShutdownHook.class);
 
   /** How long the shutdown hook may take in all. */
   static final Duration SHUTDOWN_BUDGET = Duration.ofSeconds(2);
 
-  private static final ConcurrentMap<FenceLease, WriterFence> HELD = new ConcurrentHashMap<>();
-  private static boolean hookAdded; // guarded by ProcessLeases.class
+  private static final Set<HeldLease> HELD = ConcurrentHashMap.newKeySet();
+  private static boolean hookAdded; // guarded by ShutdownHook.class
 
-  private ProcessLeases() {}
+  private ShutdownHook() {}
 
   /** Records a lease its fence now keeps; registers the shutdown hook with the first one. */
-  static void remember(FenceLease lease, WriterFence fence) {
+  static void remember(HeldLease lease) {
     addHookOnce();
-    HELD.put(lease, fence);
+    HELD.add(lease);
   }
 
   /** Forgets a lease that was released or lost. */
-  static void forget(FenceLease lease) {
+  static void forget(HeldLease lease) {
     HELD.remove(lease);
   }
 
@@ -63,11 +62,8 @@ final class ProcessLeases {
   static int releaseAll(Duration budget) {
     long deadline = System.nanoTime() + budget.toNanos();
     List<Thread> releases = new ArrayList<>();
-    for (Map.Entry<FenceLease, WriterFence> e : HELD.entrySet()) {
-      FenceLease lease = e.getKey();
-      WriterFence fence = e.getValue();
-      Thread t =
-          new Thread(() -> fence.releaseBefore(lease, deadline), "writer-fence-shutdown-release");
+    for (HeldLease lease : HELD) {
+      Thread t = new Thread(() -> lease.releaseBefore(deadline), "writer-fence-shutdown-release");
       t.setDaemon(true);
       t.start();
       releases.add(t);

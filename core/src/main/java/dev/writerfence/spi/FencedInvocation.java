@@ -1,7 +1,7 @@
-package dev.writerfence;
+package dev.writerfence.spi;
 
 /**
- * Proceeds to an advised method: the shape every weaving mode hands to {@link WriterFence#proceed}.
+ * Proceeds to an advised method: the shape every weaving mode hands to {@link FencedCalls#proceed}.
  */
 @FunctionalInterface
 public interface FencedInvocation {

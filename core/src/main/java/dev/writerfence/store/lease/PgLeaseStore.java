@@ -1,10 +1,11 @@
-package dev.writerfence.store.pg;
+package dev.writerfence.store.lease;
 
-import dev.writerfence.FenceArguments;
-import dev.writerfence.FenceLease;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.SqlErrors;
+import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.LeaseStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -105,7 +106,7 @@ public final class PgLeaseStore implements LeaseStore {
   }
 
   @Override
-  public Optional<FenceLease> acquire(
+  public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
     return execute(
@@ -121,14 +122,8 @@ public final class PgLeaseStore implements LeaseStore {
               return Optional.empty();
             }
             return Optional.of(
-                new FenceLease(
-                    fenceName,
-                    holderToken,
-                    holderLabel,
-                    rs.getLong(1),
-                    instant(rs, 2),
-                    instant(rs, 3),
-                    ttl));
+                new Lease(
+                    this, fenceName, holderToken, rs.getLong(1), instant(rs, 2), instant(rs, 3)));
           }
         });
   }
@@ -138,19 +133,17 @@ public final class PgLeaseStore implements LeaseStore {
    * ttl} on the database clock, which shortens the lease when {@code ttl} is less than the time
    * left.
    *
-   * @param lease the lease to renew
    * @param ttl whole seconds from 1 to 86400
    * @return the new expiry, or empty when the lease is expired, taken over or released
    */
-  @Override
-  public Optional<Instant> renew(FenceLease lease, Duration ttl) {
+  private Optional<Instant> renew(String fenceName, UUID holderToken, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
     return execute(
-        lease.fenceName(),
+        fenceName,
         renewSql,
         ps -> {
-          ps.setString(1, lease.fenceName());
-          ps.setObject(2, lease.holderToken());
+          ps.setString(1, fenceName);
+          ps.setObject(2, holderToken);
           ps.setInt(3, ttlSeconds);
           try (ResultSet rs = ps.executeQuery()) {
             rs.next();
@@ -159,19 +152,39 @@ public final class PgLeaseStore implements LeaseStore {
         });
   }
 
-  @Override
-  public boolean release(FenceLease lease) {
+  /** Calls {@code release}: frees the row only while it carries this holder token. */
+  private boolean release(String fenceName, UUID holderToken) {
     return execute(
-        lease.fenceName(),
+        fenceName,
         releaseSql,
         ps -> {
-          ps.setString(1, lease.fenceName());
-          ps.setObject(2, lease.holderToken());
+          ps.setString(1, fenceName);
+          ps.setObject(2, holderToken);
           try (ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getBoolean(1);
           }
         });
+  }
+
+  /** A lease row this store granted: renewed and released by its fence name and holder token. */
+  private record Lease(
+      PgLeaseStore store,
+      String fenceName,
+      UUID holderToken,
+      long fencingToken,
+      Instant acquiredAt,
+      Instant expiresAt)
+      implements StoreLease {
+    @Override
+    public Optional<Instant> renew(Duration ttl) {
+      return store.renew(fenceName, holderToken, ttl);
+    }
+
+    @Override
+    public boolean release() {
+      return store.release(fenceName, holderToken);
+    }
   }
 
   @Override

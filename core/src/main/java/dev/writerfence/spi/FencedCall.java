@@ -1,0 +1,59 @@
+package dev.writerfence.spi;
+
+import dev.writerfence.FenceLease;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One fenced call in its enter/exit form, for advice that cannot wrap the method in a callable
+ * (Byte Buddy's {@code @Advice} inlines an enter part before the body and an exit part after it).
+ * {@link FencedCalls#enter} acquires (or joins a hold of the same fence name on this thread) and
+ * pushes the lease on the thread's held-fence stack; {@link #exit} ends the hold and releases with
+ * the holder token that acquire minted. {@link FencedCalls#proceed} is built on the same two steps,
+ * so every weaving mode behaves alike.
+ *
+ * <pre>{@code
+ * FencedCall call = FencedCalls.enter(fence, request); // busy or unavailable: throws
+ * Object result;
+ * try {
+ *   result = body();
+ * } catch (Throwable t) {
+ *   call.exit(null, t, returnType); // release failure attached to t as suppressed
+ *   throw t;
+ * }
+ * return call.exit(result, null, returnType);
+ * }</pre>
+ *
+ * <p>Not thread-safe: {@link #exit} must run once, on the thread that entered.
+ */
+public interface FencedCall {
+  /**
+   * @return {@code true} when this call runs inside a hold this thread took before (an outer fenced
+   *     call, or an {@code acquire}/{@code tryAcquire} not yet released): no acquire of its own, no
+   *     release at exit
+   */
+  boolean joined();
+
+  /**
+   * @return the lease this call acquired, or {@code null} when it {@linkplain #joined() joined} a
+   *     hold
+   */
+  FenceLease lease();
+
+  /**
+   * Ends the call: pops the hold, then releases the lease, unless the method returned a {@link
+   * CompletionStage}, whose completion releases it instead. A lease the guarded code released
+   * itself is not released again. Never throws: a release failure is attached as suppressed to
+   * {@code thrown}, or logged as a warning when the method returned normally.
+   *
+   * @param returned what the method returned; {@code null} for {@code void} or when it threw
+   * @param thrown what the method threw, or {@code null}
+   * @param declaredReturnType the method's declared return type (or any type that can hold a {@link
+   *     CompletableFuture} exactly when it can); never {@code null}
+   * @return the value the caller must see: {@code returned}, except for a stage when {@code
+   *     declaredReturnType} can hold a {@link CompletableFuture}: then a future that completes,
+   *     with the stage's outcome, after the release (cancelling it neither cancels the stage nor
+   *     releases early)
+   */
+  Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType);
+}

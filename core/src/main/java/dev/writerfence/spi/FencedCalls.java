@@ -1,0 +1,129 @@
+package dev.writerfence.spi;
+
+import dev.writerfence.FenceRequest;
+import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceBusyException;
+import dev.writerfence.WriterFenceInterruptedException;
+import dev.writerfence.WriterFenceUnavailableException;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The one entry point every weaving mode calls (AspectJ, Spring AOP, the agent): a fenced call of a
+ * {@link WriterFence}, around a method ({@link #proceed}) or in its enter/exit form ({@link
+ * #enter}, then {@link FencedCall#exit}).
+ */
+public final class FencedCalls {
+  private static volatile Core core;
+
+  private FencedCalls() {}
+
+  /**
+   * What core's {@link WriterFence} lends this class, so that its weaving entry points need not be
+   * public methods of the user API. {@link WriterFence} installs it when its class is initialized;
+   * nothing else may.
+   */
+  public interface Core {
+    /**
+     * @param fence the fence; never {@code null}
+     * @param request the request; never {@code null}
+     * @return the call, to exit after the method
+     */
+    FencedCall enter(WriterFence fence, FenceRequest request);
+
+    /**
+     * @param fence the fence; never {@code null}
+     * @return the backend that fence uses
+     */
+    LeaseStore store(WriterFence fence);
+  }
+
+  /**
+   * Called once, by {@link WriterFence}'s class initialization.
+   *
+   * @param installed core's side; never {@code null}
+   * @throws IllegalStateException when one was installed already
+   */
+  public static synchronized void install(Core installed) {
+    Objects.requireNonNull(installed, "installed");
+    if (core != null) {
+      throw new IllegalStateException("writer-fence: FencedCalls is installed by WriterFence only");
+    }
+    core = installed;
+  }
+
+  /**
+   * The enter half of a fenced call, for advice that runs before and after a method instead of
+   * around it (the agent's Byte Buddy advice). Inside a hold of the same fence name in the fence's
+   * domain, or of an {@code acquire}/{@code tryAcquire} of the same fence on this thread, the call
+   * joins that hold (no acquire); otherwise it acquires with busy retry and pushes the lease on the
+   * thread's held-fence stack. The caller must then call {@link FencedCall#exit} exactly once on
+   * this thread, whatever the method did.
+   *
+   * @param fence the fence; never {@code null}
+   * @param request the request; never {@code null}
+   * @return the call, to exit after the method; never {@code null}
+   * @throws WriterFenceBusyException when busy after the last attempt; the method must not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; the method
+   *     must not run and the interrupt flag is still set
+   * @throws WriterFenceUnavailableException when the lease could not be confirmed; the method must
+   *     not run
+   */
+  public static FencedCall enter(WriterFence fence, FenceRequest request) {
+    return core(fence).enter(fence, Objects.requireNonNull(request, "request"));
+  }
+
+  /**
+   * A fenced call around an advised method. Like {@link WriterFence#call}, and when the invocation
+   * returns a {@link CompletionStage}, the lease is kept until that stage completes. If {@code
+   * declaredReturnType} can hold a {@link CompletableFuture}, a future that completes after the
+   * release is returned; otherwise the method's own stage is returned and the release follows its
+   * completion. Cancelling that returned future does not cancel the method's stage nor release the
+   * lease early: the release follows the method's own stage only.
+   *
+   * @param fence the fence; never {@code null}
+   * @param request the request; never {@code null}
+   * @param declaredReturnType the advised method's declared return type; never {@code null}
+   * @param invocation proceeds to the advised method; never {@code null}
+   * @return the method's result
+   * @throws WriterFenceBusyException when busy after the last attempt; the method did not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; the method
+   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceUnavailableException when the lease could not be confirmed
+   * @throws Throwable what the method threw, with any release failure attached as suppressed
+   */
+  public static Object proceed(
+      WriterFence fence,
+      FenceRequest request,
+      Class<?> declaredReturnType,
+      FencedInvocation invocation)
+      throws Throwable {
+    Objects.requireNonNull(declaredReturnType, "declaredReturnType");
+    Objects.requireNonNull(invocation, "invocation");
+    FencedCall call = enter(fence, request);
+    Object result;
+    try {
+      result = invocation.proceed();
+    } catch (Throwable t) {
+      call.exit(null, t, declaredReturnType);
+      throw t;
+    }
+    return call.exit(result, null, declaredReturnType);
+  }
+
+  /**
+   * @param fence the fence; never {@code null}
+   * @return the backend that fence uses: its exclusion domain, for the held-fence stack
+   */
+  public static LeaseStore store(WriterFence fence) {
+    return core(fence).store(fence);
+  }
+
+  private static Core core(WriterFence fence) {
+    Objects.requireNonNull(fence, "fence");
+    return core; // set while WriterFence's class was initialized, before any fence existed
+  }
+}
