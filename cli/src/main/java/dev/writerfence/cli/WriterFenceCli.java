@@ -146,7 +146,7 @@ public final class WriterFenceCli implements Runnable {
   private static int failed(Exception e, CommandLine cli, CommandLine.ParseResult parseResult) {
     PrintWriter err = cli.getErr();
     err.println("writer-fence " + cli.getCommandName() + ": " + describe(e));
-    if (Boolean.getBoolean("writer-fence.debug")) {
+    if (Boolean.getBoolean(dev.writerfence.config.SettingsCatalog.DEBUG.property())) {
       e.printStackTrace(err);
     }
     err.flush();

@@ -47,7 +47,9 @@ public final class SettingsCatalog {
     /** The {@code -javaagent}'s audit of unfenced storage writes. */
     AGENT_AUDIT("agent audit"),
     /** The Spring Boot starter ({@code WriterFenceProperties}). */
-    SPRING("Spring");
+    SPRING("Spring"),
+    /** The {@code ./writer-fence} command line (its own JVM). */
+    CLI("CLI");
 
     private final String label;
 
@@ -67,6 +69,7 @@ public final class SettingsCatalog {
   private static final Mode AGENT = Mode.AGENT_FENCE;
   private static final Mode AUDIT = Mode.AGENT_AUDIT;
   private static final Mode SPRING = Mode.SPRING;
+  private static final Mode CLI = Mode.CLI;
   private static final String DURATION_FORMS =
       "write a number with a unit (500ms, 30s, 2m, 1h) or ISO-8601 (PT30S)";
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)");
@@ -348,6 +351,26 @@ public final class SettingsCatalog {
           .meaning("the same for one client: aws-s3-v2, aws-s3-v1, minio, gcs, azure-blob, file")
           .build();
 
+  /** {@code agent.jar}: the agent jar the CLI's {@code audit} command attaches. */
+  public static final Setting<Path> AGENT_JAR =
+      Setting.builder("agent.jar", Kind.TEXT, v -> Path.of(nonEmpty("agent.jar", v)))
+          .readBy(CLI)
+          .defaultText("the jar beside the CLI's")
+          .allowed("a file path")
+          .example("writer-fence-agent.jar")
+          .meaning("the agent jar that the audit command attaches")
+          .build();
+
+  /** {@code debug}: whether the CLI prints the stack trace of a failure. */
+  public static final Setting<Boolean> DEBUG =
+      Setting.builder("debug", Kind.FLAG, v -> flag("debug", v))
+          .readBy(CLI)
+          .defaultValue("false")
+          .allowed("true or false")
+          .example("false")
+          .meaning("print the stack trace of a failed command")
+          .build();
+
   private static final List<Setting<?>> ALL =
       List.of(
           DATASOURCE_URL,
@@ -373,7 +396,9 @@ public final class SettingsCatalog {
           AUDIT_REPORT,
           AUDIT_PATHS,
           AUDIT_REQUIRE_FENCE,
-          AUDIT_REQUIRE_FENCE_PER_CLIENT);
+          AUDIT_REQUIRE_FENCE_PER_CLIENT,
+          AGENT_JAR,
+          DEBUG);
 
   private SettingsCatalog() {}
 

@@ -11,11 +11,11 @@ import java.security.CodeSource;
  * <p>The build of each module that attaches it (cli, demo) copies it to {@code
  * agent/writer-fence-agent.jar} beside that module's jar ({@code cli/target/agent/}, {@code
  * demo/target/agent/}); the same rule finds it from {@code target/classes} when the classes run
- * unpackaged (tests). The system property {@value #PROPERTY} names another jar.
+ * unpackaged (tests). The system property {@code writer-fence.agent.jar} names another jar.
  */
 public final class AgentJar {
   /** A system property naming the agent jar, which wins over the one beside the CLI. */
-  public static final String PROPERTY = "writer-fence.agent.jar";
+  public static final String PROPERTY = dev.writerfence.config.SettingsCatalog.AGENT_JAR.property();
 
   private AgentJar() {}
 
