@@ -82,7 +82,7 @@ class RenewalTest extends FenceTestSupport {
         .during(Duration.ofMillis(1500))
         .atMost(Duration.ofSeconds(3))
         .until(() -> store.renewStarts().size() == renewsAtRelease);
-    assertThat(store.renewStarts()).allMatch(renewal -> renewal - releasedAt < 0);
+    assertThat(store.renewStarts()).allMatch(renewStart -> renewStart - releasedAt < 0);
     assertThat(sql.state(name)).isEqualTo("free");
   }
 
