@@ -66,12 +66,12 @@ public abstract class LeaseStoreContract {
   public void oneHolderAtATimeAndBusyAnswersAtOnce() {
     StoreLease held = store().acquire(name, UUID.randomUUID(), "first", TTL).orElseThrow();
 
-    long started = System.nanoTime();
     Optional<StoreLease> second = store().acquire(name, UUID.randomUUID(), "second", TTL);
-    long millis = (System.nanoTime() - started) / 1_000_000;
 
+    // Busy is an answer given while the holder still holds, not a wait for its release.
     assertThat(second).isEmpty();
-    assertThat(millis).as("ms for a busy answer").isLessThan(1_000);
+    assertThat(store().status(name))
+        .hasValueSatisfying(s -> assertThat(s.holderLabel()).isEqualTo("first"));
     assertThat(held.fencingToken()).isPositive();
     assertThat(held.release()).isTrue();
   }
