@@ -2,6 +2,7 @@ package dev.writerfence.store.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceRequest;
@@ -17,7 +18,9 @@ import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
 import dev.writerfence.testing.Pools;
 import java.lang.reflect.Method;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,6 +38,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /**
  * The queue of waiters of the lease-row backend on a real PostgreSQL, across threads and across
@@ -217,6 +222,38 @@ class PgLeaseStoreQueueTest {
           .hasValueSatisfying(lease -> assertThat(fence.release(lease)).isTrue());
     } finally {
       fence.close();
+    }
+  }
+
+  @Test
+  void aReleaseWithWaitersNotifiesListenersAndOneWithoutWaitersDoesNot() throws Exception {
+    try (Connection listener = DB.dataSource().getConnection();
+        Statement st = listener.createStatement()) {
+      st.execute("LISTEN writer_fence_release");
+      PGConnection notifications = listener.unwrap(PGConnection.class);
+
+      StoreLease alone = store.acquire(name, UUID.randomUUID(), "alone", TTL).orElseThrow();
+      assertThat(alone.release()).isTrue();
+      StoreLease held = store.acquire(name, UUID.randomUUID(), "holder", TTL).orElseThrow();
+      Ticket waiter = new Ticket(name, UUID.randomUUID(), "waiter", 0, LAPSE);
+      assertThat(store.enqueue(waiter).place()).isEqualTo(1);
+      assertThat(held.release()).isTrue();
+
+      // The first release had no waiter: of this fence's notifications, the one is the second's.
+      PGNotification[] received = notifications.getNotifications(30_000);
+      String payload =
+          "{\"schema\" : \""
+              + FenceSchema.DEFAULT_SCHEMA
+              + "\", \"fence_name\" : \""
+              + name
+              + "\"}";
+      assertThat(received)
+          .filteredOn(n -> n.getParameter().contains(name))
+          .extracting(PGNotification::getName, PGNotification::getParameter)
+          .containsExactly(tuple("writer_fence_release", payload));
+      assertThat(
+              store.acquireInTurn(waiter, UUID.randomUUID(), TTL).lease().orElseThrow().release())
+          .isTrue();
     }
   }
 
