@@ -258,6 +258,63 @@ class PgLeaseStoreQueueTest {
   }
 
   @Test
+  void aHeadThatLeavesPassesTheKeptLeaseToTheNextWaiter() {
+    StoreLease held = store.acquire(name, UUID.randomUUID(), "holder", TTL).orElseThrow();
+    Ticket first = new Ticket(name, UUID.randomUUID(), "first", 0, LAPSE);
+    Ticket second = new Ticket(name, UUID.randomUUID(), "second", 0, LAPSE);
+    store.enqueue(first);
+    store.enqueue(second);
+    assertThat(held.release()).isTrue();
+    assertThat(reservedFor()).containsExactly("first");
+
+    assertThat(store.leaveQueue(name, first.waiterToken())).isTrue();
+    assertThat(store.leaveQueue(name, first.waiterToken())).as("once").isFalse();
+
+    assertThat(reservedFor()).containsExactly("second");
+    Ticket urgent = new Ticket(name, UUID.randomUUID(), "urgent", 100, LAPSE);
+    assertThat(store.acquireInTurn(urgent, UUID.randomUUID(), TTL).acquired())
+        .as("kept for the second, not for a later higher priority")
+        .isFalse();
+    Turn won = store.acquireInTurn(second, UUID.randomUUID(), TTL);
+    assertThat(won.lease()).isPresent();
+    assertThat(won.waiters()).as("urgent still waits").isEqualTo(1);
+    assertThat(won.lease().orElseThrow().release()).isTrue();
+    assertThat(store.leaveQueue(name, urgent.waiterToken())).isTrue();
+  }
+
+  @Test
+  void aRepeatedPollOfTheHolderTokenThatWonGetsItsLeaseBackWhileOthersWait() {
+    Ticket waiter = new Ticket(name, UUID.randomUUID(), "waiter", 0, LAPSE);
+    UUID holder = UUID.randomUUID();
+    StoreLease won = store.acquireInTurn(waiter, holder, TTL).lease().orElseThrow();
+    Ticket other = new Ticket(name, UUID.randomUUID(), "other", 0, LAPSE);
+    assertThat(store.acquireInTurn(other, UUID.randomUUID(), TTL).acquired()).isFalse();
+
+    // The answer of the winning poll was lost; the writer asks again with the same tokens.
+    Turn again = store.acquireInTurn(waiter, holder, TTL);
+
+    assertThat(again.lease())
+        .hasValueSatisfying(
+            l -> {
+              assertThat(l.fencingToken()).isEqualTo(won.fencingToken());
+              assertThat(l.acquiredAt()).isEqualTo(won.acquiredAt());
+            });
+    assertThat(store.queue(name))
+        .extracting(QueuedWaiter::holderLabel)
+        .as("the repeat took no ticket")
+        .containsExactly("other");
+    assertThat(won.release()).isTrue();
+    assertThat(store.leaveQueue(name, other.waiterToken())).isTrue();
+  }
+
+  private List<String> reservedFor() {
+    return store.queue(name).stream()
+        .filter(QueuedWaiter::reserved)
+        .map(QueuedWaiter::holderLabel)
+        .toList();
+  }
+
+  @Test
   void theQueuesInputRulesAreTheSameInJavaAndInSql() {
     ContractCalls sql = new ContractCalls(DB.dataSource(), FenceSchema.DEFAULT_SCHEMA);
     UUID waiter = UUID.randomUUID();
