@@ -1,4 +1,4 @@
--- writer-fence SQL contract, version 2: a fair queue of waiters (ADR 30).
+-- writer-fence SQL contract, version 2: a fair queue of waiters (ADR 31).
 --
 -- Runs after V1__writer_fence.sql, with the same two placeholders, ${writer_fence_schema} and
 -- ${writer_fence_role}. Like V1 every statement is idempotent, and V1 followed by this file may be

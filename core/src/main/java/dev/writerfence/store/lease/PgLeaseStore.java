@@ -31,7 +31,7 @@ import javax.sql.DataSource;
  *
  * <p>It {@linkplain #keepsQueue() keeps the queue}: {@link #acquireInTurn} is one call of {@code
  * acquire_turn}, and a release with tickets queued keeps the free lease for the head until its
- * ticket's lapse time and sends {@code NOTIFY writer_fence_release} (ADR 30).
+ * ticket's lapse time and sends {@code NOTIFY writer_fence_release} (ADR 31).
  *
  * <p>Every call borrows a connection from the {@link DataSource}, runs one autocommit statement and
  * gives the connection back: nothing is pinned while a lease is held, and the lease is visible to
