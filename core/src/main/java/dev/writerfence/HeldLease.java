@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>The deadline is the TTL less a safety margin (a tenth of the TTL, at most 1 s), counted from
  * when the last confirmed acquire or renew statement was sent.
  */
-final class HeldLease implements FencedCall, HeldFenceStack.Entry {
+final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.State {
   private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
   private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -630,20 +630,12 @@ final class HeldLease implements FencedCall, HeldFenceStack.Entry {
     return returned;
   }
 
-  /**
-   * A fenced call inside a hold this thread took before: it releases nothing. When the hold is an
-   * {@code acquire} or {@code tryAcquire} of this thread, its lease is on the held-fence stack for
-   * the call's duration.
-   */
+  /** A fenced call inside a hold this thread took before: it releases nothing. */
   static final class Joined implements FencedCall {
-    /** Inside an outer fenced call's hold: nothing to push or pop. */
-    static final Joined OUTER = new Joined(null);
+    /** The one instance: it has no state. */
+    static final Joined OUTER = new Joined();
 
-    private final HeldLease pushed;
-
-    Joined(HeldLease pushed) {
-      this.pushed = pushed;
-    }
+    private Joined() {}
 
     @Override
     public boolean joined() {
@@ -657,9 +649,6 @@ final class HeldLease implements FencedCall, HeldFenceStack.Entry {
 
     @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
-      if (pushed != null) {
-        HeldFenceStack.pop(pushed); // the joined acquire's lease stays held by its acquirer
-      }
       return returned;
     }
 

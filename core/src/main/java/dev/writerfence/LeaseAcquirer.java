@@ -113,14 +113,10 @@ final class LeaseAcquirer {
       Duration ttl,
       BusyRetryPolicy policy,
       FenceRequest request) {
+    // A hold of this domain on the thread, from a fenced call or an acquire, of any copy of core.
     // The stack is asked first: with no valid hold of the name at all, no domain is compared.
     if (HeldFenceStack.holds(fenceName) && HeldFences.find(store, fenceName).isPresent()) {
       return HeldLease.Joined.OUTER;
-    }
-    HeldLease own = turns.heldByThisThread(fenceName);
-    if (own != null) { // this thread's acquire or tryAcquire holds it: join, and show it as held
-      HeldFenceStack.push(own);
-      return new HeldLease.Joined(own);
     }
     refuseWhenClosed(fenceName);
     HeldLease lease =
@@ -512,18 +508,6 @@ final class LeaseAcquirer {
       Turn turn = new Turn(this, fenceName, line);
       line.current = turn;
       return turn;
-    }
-
-    /**
-     * @return the valid lease that this thread took with the turn of {@code fenceName} through an
-     *     acquire or tryAcquire and has not released, or {@code null}
-     */
-    HeldLease heldByThisThread(String fenceName) {
-      Line line = lines.get(fenceName);
-      Turn turn = line == null ? null : line.current;
-      HeldLease lease =
-          turn == null || turn.taker != Thread.currentThread() ? null : turn.callerHold;
-      return lease != null && lease.isValid() ? lease : null;
     }
 
     /**
