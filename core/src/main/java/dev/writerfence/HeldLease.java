@@ -1,17 +1,24 @@
 package dev.writerfence;
 
-import dev.writerfence.context.HeldFences;
+import dev.writerfence.LeaseAcquirer.LocalTurns;
+import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.spi.FencedCall;
+import dev.writerfence.spi.FencedInvocation;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.TransientLeaseStoreException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,23 +26,35 @@ import org.slf4j.LoggerFactory;
 /**
  * One held lease, from its grant to its release or loss: the only owner of its state. It keeps the
  * store's handle, the fence name's turn among its fence's threads, the deadline counted on the
- * JVM's monotonic clock, the state its renewal needs, its entry in the shutdown hook, and the
- * release with its retry. {@link FenceLease} is the immutable view that applications see; for a
- * weaving mode it is also the {@link FencedCall} of the call that acquired it.
+ * JVM's monotonic clock, its renewal (tasks it schedules on its fence's renewal threads), its place
+ * among the leases the JVM shutdown hook releases, and the release with its retry. It is its own
+ * entry on the thread's held-fence stack, and for a weaving mode the {@link FencedCall} of the call
+ * that acquired it. {@link FenceLease}, the immutable view that applications see, is made only when
+ * someone asks for it ({@link #view()}).
  *
  * <p>The deadline is the TTL less a safety margin (a tenth of the TTL, at most 1 s), counted from
  * when the last confirmed acquire or renew statement was sent.
  */
-final class HeldLease implements FencedCall, FenceLease.State {
+final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.State {
   private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
+  private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final VarHandle RELEASED;
   private static final VarHandle LOST_REASON;
+  private static final VarHandle VIEW;
+
+  /**
+   * The leases of fences that release at JVM shutdown, until released or lost ({@link
+   * ShutdownHook}).
+   */
+  private static final Set<HeldLease> AT_SHUTDOWN = ConcurrentHashMap.newKeySet();
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       RELEASED = lookup.findVarHandle(HeldLease.class, "released", boolean.class);
       LOST_REASON = lookup.findVarHandle(HeldLease.class, "lostReason", String.class);
+      VIEW = lookup.findVarHandle(HeldLease.class, "view", FenceLease.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -43,8 +62,14 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
   final WriterFence fence;
   final StoreLease handle;
-  final FenceLease view;
+  private final String fenceName;
+  private final UUID holderToken;
+  private final String holderLabel;
+  private final long fencingToken;
+  private final Instant acquiredAt;
+  private final Duration ttl;
   private final long validNanos;
+  private volatile FenceLease view; // made by the first view(), set once
 
   private volatile boolean released;
   private volatile String lostReason;
@@ -52,12 +77,12 @@ final class HeldLease implements FencedCall, FenceLease.State {
   private volatile long validUntilNanos;
   private volatile LocalTurns.Turn turn;
 
-  // What the fence's LeaseKeeper schedules for this lease; see there.
-  final ReentrantLock renewing = new ReentrantLock();
-  long renewIntervalNanos; // 0: not renewed; set before the first task is scheduled
-  volatile ScheduledFuture<?> nextRenewal;
-  volatile ScheduledFuture<?> watchdog;
-  volatile RuntimeException lastRenewalFailure;
+  // Its renewal: tasks on the fence's LeaseKeeper threads.
+  private final ReentrantLock renewing = new ReentrantLock();
+  private long renewIntervalNanos; // 0: not renewed; set before the first task is scheduled
+  private volatile ScheduledFuture<?> nextRenewal;
+  private volatile ScheduledFuture<?> watchdog;
+  private volatile RuntimeException lastRenewalFailure;
 
   /**
    * @param sentNanos {@link System#nanoTime()} taken before the earliest acquire statement that may
@@ -73,19 +98,87 @@ final class HeldLease implements FencedCall, FenceLease.State {
       long sentNanos) {
     this.fence = fence;
     this.handle = handle;
+    this.fenceName = fenceName;
+    this.holderToken = holderToken;
+    this.holderLabel = holderLabel;
+    this.fencingToken = handle.fencingToken();
+    this.acquiredAt = handle.acquiredAt();
+    this.ttl = ttl;
     long ttlNanos = ttl.toNanos();
     this.validNanos = ttlNanos - Math.min(ttlNanos / 10, 1_000_000_000L);
     this.expiresAt = handle.expiresAt();
     this.validUntilNanos = sentNanos + validNanos;
-    this.view =
-        new FenceLease(
-            this,
-            fenceName,
-            holderToken,
-            holderLabel,
-            handle.fencingToken(),
-            handle.acquiredAt(),
-            ttl);
+  }
+
+  /**
+   * @return the view applications see, made once, when first asked for
+   */
+  FenceLease view() {
+    FenceLease v = view;
+    if (v != null) {
+      return v;
+    }
+    v = new FenceLease(this, fenceName, holderToken, holderLabel, fencingToken, acquiredAt, ttl);
+    FenceLease won = (FenceLease) VIEW.compareAndExchange(this, null, v);
+    return won != null ? won : v;
+  }
+
+  /**
+   * @param ttl a lease's TTL
+   * @param intervalNanos the fence's renewal interval; {@link Long#MAX_VALUE} for a third of the
+   *     TTL
+   * @return how often a lease of that TTL is renewed: the interval, at most a third of the TTL
+   */
+  static long renewIntervalNanos(Duration ttl, long intervalNanos) {
+    return Math.min(ttl.toNanos() / 3, intervalNanos);
+  }
+
+  // Its entry on the thread's held-fence stack, in JDK types for every copy of core.
+
+  @Override
+  public String fenceName() {
+    return fenceName;
+  }
+
+  @Override
+  public Object domain() {
+    return fence.store;
+  }
+
+  @Override
+  public String domainName() {
+    return fence.store.exclusionDomain().orElse(null);
+  }
+
+  /** The stack entry's lease, and the lease the call acquired ({@link FencedCall#lease()}). */
+  @Override
+  public FenceLease lease() {
+    return view();
+  }
+
+  @Override
+  public UUID holderToken() {
+    return holderToken;
+  }
+
+  @Override
+  public String holderLabel() {
+    return holderLabel;
+  }
+
+  @Override
+  public long fencingToken() {
+    return fencingToken;
+  }
+
+  @Override
+  public Instant acquiredAt() {
+    return acquiredAt;
+  }
+
+  @Override
+  public Duration ttl() {
+    return ttl;
   }
 
   /** See {@link FenceLease#isValid()}. */
@@ -145,8 +238,192 @@ final class HeldLease implements FencedCall, FenceLease.State {
     // A lost lease no longer holds the fence: the next thread of this fence may ask the database,
     // which grants the lease once the row has expired (the turn never decides, the row does).
     giveBackTurn();
-    fence.keeper.lost(this, reason);
+    AT_SHUTDOWN.remove(this);
+    if (fence.keeper.kept.remove(this)) {
+      cancelTasks();
+    }
+    fence.keeper.lost(this, reason, fence.listener);
     return true;
+  }
+
+  /**
+   * Starts keeping this new lease: its renewal and deadline watch, and its release at JVM shutdown
+   * when its fence asks for that. A lease that cannot be kept (the fence was closed) is released.
+   *
+   * @return this lease
+   * @throws WriterFenceUnavailableException when the fence was closed
+   */
+  HeldLease hold() {
+    boolean kept;
+    try {
+      kept = !fence.closed.get() && keep();
+      if (kept && fence.releaseOnJvmShutdown) {
+        AT_SHUTDOWN.add(this);
+      }
+    } catch (Throwable t) { // no timer thread (OutOfMemoryError): unwatched, so give it back now
+      releaseAfter(t);
+      throw t;
+    }
+    if (!kept || fence.closed.get()) { // close() may have missed it
+      if (!released) {
+        releaseAfter(null);
+      }
+      throw LeaseAcquirer.closedException(fenceName);
+    }
+    return this;
+  }
+
+  /**
+   * @return the leases the JVM shutdown hook releases now
+   */
+  static Set<HeldLease> atShutdown() {
+    return AT_SHUTDOWN;
+  }
+
+  /** Schedules the deadline watch and the first renewal; {@code false} when the fence closed. */
+  private boolean keep() {
+    LeaseKeeper keeper = fence.keeper;
+    long interval = keeper.renews ? renewIntervalNanos(ttl, keeper.renewIntervalNanos) : 0;
+    renewIntervalNanos = interval;
+    keeper.kept.add(this);
+    watchdog = schedule(this::watch, Math.max(0, nanosLeft()));
+    if (watchdog == null) {
+      keeper.kept.remove(this);
+      return false;
+    }
+    if (interval > 0) {
+      nextRenewal = schedule(this::renewSoon, interval);
+    }
+    return true;
+  }
+
+  /** On the fence's timer thread; {@code null} once the fence is closed. */
+  private ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    try {
+      return fence.keeper.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closed) {
+      return null;
+    }
+  }
+
+  /** Cancels its scheduled renewal and deadline watch. */
+  void cancelTasks() {
+    ScheduledFuture<?> f = nextRenewal;
+    if (f != null) {
+      f.cancel(false);
+    }
+    f = watchdog;
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+
+  /**
+   * Stops keeping a lease that is being released: cancels its tasks and waits, at most {@code
+   * maxWaitNanos}, for a renew statement already under way, so none follows the release.
+   *
+   * @return {@code false} when a renewal was still under way after the wait
+   */
+  private boolean stopKeeping(long maxWaitNanos) {
+    AT_SHUTDOWN.remove(this);
+    if (!fence.keeper.kept.remove(this)) {
+      return true;
+    }
+    cancelTasks();
+    try {
+      if (renewing.tryLock(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS)) {
+        cancelTasks(); // what a renewal under way scheduled meanwhile
+        renewing.unlock();
+        return true;
+      }
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** On the timer thread: hands the renew statement to a thread that may wait on the database. */
+  private void renewSoon() {
+    try {
+      fence.keeper.statements.execute(this::renew);
+    } catch (RejectedExecutionException e) {
+      // closed meanwhile
+    }
+  }
+
+  /** One renew statement; schedules the next one, or a quick retry after a failure. */
+  private void renew() {
+    renewing.lock();
+    try {
+      if (!isValid() || !fence.keeper.kept.contains(this)) {
+        return; // released, lost or no longer kept: send nothing
+      }
+      long sent = System.nanoTime();
+      Optional<Instant> expiry;
+      try {
+        expiry = handle.renew(ttl);
+      } catch (RuntimeException e) {
+        lastRenewalFailure = e;
+        long retry = Math.max(MIN_RETRY_NANOS, Math.min(MAX_RETRY_NANOS, renewIntervalNanos / 4));
+        LOG.debug(
+            "writer-fence: renewal of fence '{}' failed; trying again in {} ms, {} ms before the"
+                + " lease counts as lost",
+            fenceName,
+            TimeUnit.NANOSECONDS.toMillis(retry),
+            TimeUnit.NANOSECONDS.toMillis(nanosLeft()),
+            e);
+        nextRenewal = schedule(this::renewSoon, retry);
+        return;
+      }
+      if (expiry.isEmpty()) {
+        markLost(
+            "a renewal found it expired or taken over: the database no longer knows this holder"
+                + " token as the fence's holder");
+        return;
+      }
+      confirmRenewal(expiry.get(), sent);
+      lastRenewalFailure = null;
+      nextRenewal = schedule(this::renewSoon, renewIntervalNanos);
+    } finally {
+      renewing.unlock();
+    }
+  }
+
+  /** On the timer thread, at the lease's deadline: lost unless a renewal moved it. */
+  private void watch() {
+    if (!fence.keeper.kept.contains(this)) {
+      return; // released or lost meanwhile
+    }
+    long left = nanosLeft();
+    if (left > 0) {
+      watchdog = schedule(this::watch, left);
+      return;
+    }
+    RuntimeException failure = lastRenewalFailure;
+    markLost(
+        failure != null
+            ? "no renewal could reach the database before its TTL of "
+                + ttl.toSeconds()
+                + " s ran out (last failure: "
+                + failure.getMessage()
+                + ")"
+            : renewIntervalNanos > 0
+                ? "no renewal was confirmed before its TTL of "
+                    + ttl.toSeconds()
+                    + " s ran out (the process or the database was too slow, or paused)"
+                : "its TTL of "
+                    + ttl.toSeconds()
+                    + " s ran out and renewal is off; another holder may take it over");
+  }
+
+  /** Tells the fence's listener, if it has one, of a release. */
+  private void toldReleased(boolean freed) {
+    FenceListener listener = fence.listener;
+    if (listener != null) {
+      FenceLease v = view();
+      ListenerCalls.notify(() -> listener.released(v, freed));
+    }
   }
 
   /** Keeps the fence name's local turn until the lease is released or lost. */
@@ -194,28 +471,27 @@ final class HeldLease implements FencedCall, FenceLease.State {
       // release per lease, so no second statement, warning or listener call.
       return false;
     }
-    fence.keeper.stop(this, fence.renewalWaitNanos);
-    ShutdownHook.forget(this);
+    stopKeeping(fence.renewalWaitNanos);
     boolean freed;
     try {
       freed = fence.releaseRetry.executeSupplier(handle::release);
     } catch (RuntimeException e) {
       if (lost) {
-        LOG.debug("writer-fence: release of lost fence '{}' failed", view.fenceName(), e);
-        ListenerCalls.notify(() -> fence.listener.released(view, false));
+        LOG.debug("writer-fence: release of lost fence '{}' failed", fenceName, e);
+        toldReleased(false);
         return false;
       }
       if (!(e instanceof WriterFenceUnavailableException)
           && !(e instanceof TransientLeaseStoreException)) {
         // The store answered, but not with a release (an advisory unlock that found no lock):
         // for listeners and metrics that is a release that freed nothing.
-        ListenerCalls.notify(() -> fence.listener.released(view, false));
+        toldReleased(false);
       }
       if (e instanceof TransientLeaseStoreException t) {
         throw new WriterFenceUnavailableException(
-            view.fenceName(),
+            fenceName,
             "writer-fence: fence '"
-                + view.fenceName()
+                + fenceName
                 + "': the release kept failing transiently (SQLState "
                 + t.sqlState()
                 + "); the lease frees itself at its expiry "
@@ -231,17 +507,17 @@ final class HeldLease implements FencedCall, FenceLease.State {
       LOG.debug(
           "writer-fence: release of lost fence '{}' (fencing token {}) found another holder or a"
               + " free row",
-          view.fenceName(),
-          view.fencingToken());
+          fenceName,
+          fencingToken);
     } else if (!freed) {
       LOG.warn(
           "writer-fence: release of fence '{}' (fencing token {}, holder '{}') found another holder"
               + " or a free row: the lease had expired",
-          view.fenceName(),
-          view.fencingToken(),
-          view.holderLabel());
+          fenceName,
+          fencingToken,
+          holderLabel);
     }
-    ListenerCalls.notify(() -> fence.listener.released(view, freed));
+    toldReleased(freed);
     return freed;
   }
 
@@ -255,8 +531,8 @@ final class HeldLease implements FencedCall, FenceLease.State {
       } else {
         LOG.warn(
             "writer-fence: release of fence '{}' (fencing token {}) failed; {}",
-            view.fenceName(),
-            view.fencingToken(),
+            fenceName,
+            fencingToken,
             afterFailedRelease(e),
             e);
       }
@@ -271,16 +547,14 @@ final class HeldLease implements FencedCall, FenceLease.State {
     if (!RELEASED.compareAndSet(this, false, true)) {
       return;
     }
-    fence.keeper.stop(this, deadlineNanos - System.nanoTime());
-    ShutdownHook.forget(this);
+    stopKeeping(deadlineNanos - System.nanoTime());
     try {
-      boolean freed = handle.release();
-      ListenerCalls.notify(() -> fence.listener.released(view, freed));
+      toldReleased(handle.release());
     } catch (RuntimeException e) {
       LOG.warn(
           "writer-fence: at shutdown the release of fence '{}' (fencing token {}) failed; {}",
-          view.fenceName(),
-          view.fencingToken(),
+          fenceName,
+          fencingToken,
           afterFailedRelease(e),
           e);
     }
@@ -300,7 +574,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
   private String timeRanOut() {
     return "no acquire or renewal confirmed the lease within its TTL of "
-        + view.ttl().toSeconds()
+        + ttl.toSeconds()
         + " s (less a safety margin), counted on this JVM's monotonic clock from when the"
         + " statement was sent; another holder may take it over";
   }
@@ -313,15 +587,28 @@ final class HeldLease implements FencedCall, FenceLease.State {
   }
 
   @Override
-  public FenceLease lease() {
-    return view;
+  public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType) throws Throwable {
+    return around(this, invocation, declaredReturnType);
+  }
+
+  /** The around form of any fenced call: the method, then the call's exit whatever happened. */
+  static Object around(FencedCall call, FencedInvocation invocation, Class<?> declaredReturnType)
+      throws Throwable {
+    Object result;
+    try {
+      result = invocation.proceed();
+    } catch (Throwable t) {
+      call.exit(null, t, declaredReturnType);
+      throw t;
+    }
+    return call.exit(result, null, declaredReturnType);
   }
 
   @Override
   public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
     // The hold on this thread ends here; an asynchronous body keeps its lease until its stage
     // completes.
-    HeldFences.pop(view);
+    HeldFenceStack.pop(this);
     if (thrown == null && returned instanceof CompletionStage<?> stage) {
       CompletableFuture<Object> afterRelease = new CompletableFuture<>();
       stage.whenComplete(
@@ -363,6 +650,12 @@ final class HeldLease implements FencedCall, FenceLease.State {
     @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
       return returned;
+    }
+
+    @Override
+    public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType)
+        throws Throwable {
+      return around(this, invocation, declaredReturnType);
     }
   }
 }

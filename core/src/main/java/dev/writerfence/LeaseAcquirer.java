@@ -1,6 +1,10 @@
 package dev.writerfence;
 
+import dev.writerfence.bootstrap.HeldFenceStack;
+import dev.writerfence.context.HeldFences;
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.FencedCall;
+import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.TransientLeaseStoreException;
@@ -8,87 +12,236 @@ import dev.writerfence.store.LeaseStatus;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The acquire side of a {@link WriterFence}: attempts against the lease store, busy and transient
- * outcomes retried by Resilience4j Retry with the request's {@link BusyRetryPolicy}, and every
- * other outcome sorted into busy, unavailable or interrupted.
+ * The acquiring side of a {@link WriterFence}, and the entry of every fenced call: join a hold the
+ * thread has, or take the fence name's turn among this fence's threads ({@link LocalTurns}) and ask
+ * the lease store, busy and transient outcomes retried by Resilience4j Retry with the request's
+ * {@link BusyRetryPolicy}, every other outcome sorted into busy, unavailable or interrupted.
+ *
+ * <p>An uncontended call runs no code of the request, the policy or the listener: the turn is free,
+ * the default policy's {@link Retry} was made with the fence, and a listener is told only when the
+ * fence has one (the request it is given is then built if the call came without one).
  */
 final class LeaseAcquirer {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseAcquirer.class);
 
+  /**
+   * A turn taken without waiting and ahead of any waiter (tryAcquire, or an interrupted thread).
+   */
+  private static final long BARGE = -1;
+
+  static {
+    // The weaving modes' entry points live in the SPI package, not on the user API; they reach the
+    // fence's acquiring side here, so a woven call runs no code of WriterFence itself.
+    FencedCalls.install(
+        new FencedCalls.Core() {
+          @Override
+          public FencedCall enter(WriterFence fence, FenceRequest request) {
+            return fence.acquirer.enter(request);
+          }
+
+          @Override
+          public FencedCall enter(
+              WriterFence fence,
+              String fenceName,
+              String holderLabel,
+              Duration ttl,
+              BusyRetryPolicy retryPolicy) {
+            return fence.acquirer.enter(fenceName, holderLabel, ttl, retryPolicy, null);
+          }
+
+          @Override
+          public LeaseStore store(WriterFence fence) {
+            return fence.store;
+          }
+        });
+  }
+
   private final WriterFence fence;
   private final LeaseStore store;
-  private final FenceListener listener;
+  private final FenceListener listener; // null: none, and nothing is told
+  private final BusyRetryPolicy defaultPolicy;
+  private final Retry defaultRetry;
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
   private final LocalTurns turns = new LocalTurns();
 
-  /** The acquire side of {@code fence}, whose store, defaults and listener it uses. */
-  LeaseAcquirer(WriterFence fence) {
+  /** The acquiring side of {@code fence}, whose store, defaults and listener it uses. */
+  LeaseAcquirer(WriterFence fence, BusyRetryPolicy defaultPolicy) {
     this.fence = fence;
     this.store = fence.store;
     this.listener = fence.listener;
+    this.defaultPolicy = defaultPolicy;
+    this.defaultRetry = retry(defaultPolicy);
+  }
+
+  /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
+  FencedCall enter(FenceRequest request) {
+    Objects.requireNonNull(request, "request");
+    return enter(
+        request.fenceName(),
+        request.holderLabel().orElse(null),
+        request.ttl().orElse(null),
+        request.retryPolicy().orElse(null),
+        request);
   }
 
   /**
-   * Acquires with {@code policy}: empty when still busy after the last attempt and {@code
-   * busyThrows} is false.
+   * The enter half of a fenced call for values already checked: join a hold of the thread, or
+   * acquire and push the lease on the thread's held-fence stack.
+   *
+   * @param holderLabel {@code null} for the fence's default
+   * @param ttl {@code null} for the fence's default
+   * @param policy {@code null} for the fence's default
+   * @param request the request these values came from, or {@code null} (made if a listener needs
+   *     it)
    */
-  Optional<HeldLease> acquire(FenceRequest request, BusyRetryPolicy policy, boolean busyThrows) {
+  FencedCall enter(
+      String fenceName,
+      String holderLabel,
+      Duration ttl,
+      BusyRetryPolicy policy,
+      FenceRequest request) {
+    // A hold of this domain on the thread, from a fenced call or an acquire, of any copy of core.
+    // The stack is asked first: with no valid hold of the name at all, no domain is compared.
+    if (HeldFenceStack.holds(fenceName) && HeldFences.find(store, fenceName).isPresent()) {
+      return HeldLease.Joined.OUTER;
+    }
+    refuseWhenClosed(fenceName);
+    HeldLease lease =
+        acquire(fenceName, holderLabel, ttl, policy, request, true).orElseThrow().hold();
+    // Pushed after it is kept: a lease the stack shows is renewed and watched.
+    HeldFenceStack.push(lease);
+    return lease;
+  }
+
+  /** Throws for a fence name when the fence was closed (checked again after a turn's wait). */
+  void refuseWhenClosed(String fenceName) {
+    if (fence.closed.get()) {
+      throw closedException(fenceName);
+    }
+  }
+
+  static WriterFenceUnavailableException closedException(String fenceName) {
+    return new WriterFenceUnavailableException(
+        fenceName,
+        "writer-fence: fence '"
+            + fenceName
+            + "': this WriterFence is closed, so no lease can be confirmed and the guarded code"
+            + " does not run",
+        null);
+  }
+
+  /**
+   * Acquires with {@code policy} ({@code null}: the fence's default): empty when still busy after
+   * the last attempt and {@code busyThrows} is false. The lease is not kept yet ({@link
+   * HeldLease#hold}).
+   */
+  Optional<HeldLease> acquire(
+      String fenceName,
+      String holderLabel,
+      Duration ttl,
+      BusyRetryPolicy policy,
+      FenceRequest request,
+      boolean busyThrows) {
     long queued = System.nanoTime();
-    LocalTurns.Turn turn = takeTurn(request, policy);
+    // A free turn with nobody waiting is taken at once, so the policy's wait is not even read.
+    LocalTurns.Turn turn = freeTurn(fenceName);
+    boolean waited = turn == null;
+    if (waited) {
+      turn = takeTurn(fenceName, policy != null ? policy : defaultPolicy);
+    }
     if (turn == null) {
-      return busy(request, 0, busyThrows);
+      return busy(fenceName, holderLabel, ttl, policy, request, 0, busyThrows);
     }
     StoreOutcome outcome;
     try {
-      fence.refuseWhenClosed(request.fenceName()); // closed while this thread waited its turn
-      BusyRetryPolicy rest = policy.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
-      // A policy cut after a wait is not kept: there may be as many cuts as attempts.
-      outcome = acquireFromStore(request, rest == policy ? retryFor(policy) : retry(rest), turn);
+      refuseWhenClosed(fenceName); // closed while this thread waited its turn
+      Retry retry = policy == null ? defaultRetry : retryFor(policy);
+      if (waited) {
+        BusyRetryPolicy p = policy != null ? policy : defaultPolicy;
+        BusyRetryPolicy rest = p.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
+        // A policy cut after a wait is not kept: there may be as many cuts as attempts.
+        retry = rest == p ? retry : retry(rest);
+      }
+      outcome = acquireFromStore(fenceName, holderLabel, ttl, policy, request, retry, turn);
     } catch (Throwable t) {
       turn.giveBack();
       throw t;
     }
     if (outcome.lease() == null) {
       turn.giveBack();
-      return busy(request, outcome.attempts(), busyThrows);
+      return busy(fenceName, holderLabel, ttl, policy, request, outcome.attempts(), busyThrows);
     }
     return Optional.of(outcome.lease());
+  }
+
+  /** The request a listener is given: the caller's, or one made of the values it asked with. */
+  private static FenceRequest request(
+      String fenceName,
+      String holderLabel,
+      Duration ttl,
+      BusyRetryPolicy policy,
+      FenceRequest request) {
+    if (request != null) {
+      return request;
+    }
+    return FenceRequest.builder(fenceName)
+        .holderLabel(holderLabel)
+        .ttl(ttl)
+        .retryPolicy(policy)
+        .build();
   }
 
   /** The store's answer: the lease, or {@code null} when busy through every attempt. */
   private record StoreOutcome(HeldLease lease, int attempts) {}
 
+  /** The name's turn when it is free and nobody waits for it; {@code null} otherwise. */
+  private LocalTurns.Turn freeTurn(String fenceName) {
+    if (Thread.currentThread().isInterrupted()) {
+      return null; // takeTurn decides what an interrupted thread gets
+    }
+    try {
+      return turns.take(fenceName, 0);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
   /**
    * The turn of the request's fence name among this fence's threads, waited for as long as the
    * policy's scheduled waits: {@code null} when other threads of this fence kept it that long.
    */
-  private LocalTurns.Turn takeTurn(FenceRequest request, BusyRetryPolicy policy) {
+  private LocalTurns.Turn takeTurn(String fenceName, BusyRetryPolicy policy) {
     long waitNanos = saturatedNanos(policy.scheduledWait());
     try {
-      if (Thread.currentThread().isInterrupted()) {
+      if (Thread.currentThread().isInterrupted() || waitNanos == 0) {
         // As before turns: a free turn still gets its attempt; only a wait would be interrupted.
-        LocalTurns.Turn free = turns.take(request.fenceName(), 0);
+        LocalTurns.Turn free = turns.take(fenceName, BARGE);
         if (free != null || waitNanos == 0) {
           return free;
         }
         throw new InterruptedException("interrupted before waiting for the turn");
       }
-      return turns.take(request.fenceName(), waitNanos);
+      return turns.take(fenceName, waitNanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new WriterFenceInterruptedException(
-          request.fenceName(),
+          fenceName,
           "writer-fence: fence '"
-              + request.fenceName()
+              + fenceName
               + "': interrupted while waiting for another writer of this process to release it;"
               + " the guarded code did not run and no lease is held",
           e);
@@ -104,13 +257,22 @@ final class LeaseAcquirer {
   }
 
   /** Busy after the last attempt: empty, or the exception naming the holder. */
-  private Optional<HeldLease> busy(FenceRequest request, int attempts, boolean busyThrows) {
+  private Optional<HeldLease> busy(
+      String fenceName,
+      String holderLabel,
+      Duration ttl,
+      BusyRetryPolicy policy,
+      FenceRequest request,
+      int attempts,
+      boolean busyThrows) {
     if (!busyThrows) {
       return Optional.empty();
     }
-    String fenceName = request.fenceName();
     Optional<LeaseStatus> holder = busyHolder(fenceName);
-    ListenerCalls.notify(() -> listener.busy(request, attempts, holder));
+    if (listener != null) {
+      FenceRequest asked = request(fenceName, holderLabel, ttl, policy, request);
+      ListenerCalls.notify(() -> listener.busy(asked, attempts, holder));
+    }
     throw new WriterFenceBusyException(
         fenceName,
         attempts,
@@ -122,11 +284,17 @@ final class LeaseAcquirer {
    * Asks the store, busy retried by {@code retry}, while holding the fence name's local turn; a
    * lease it grants takes the turn with it.
    */
-  private StoreOutcome acquireFromStore(FenceRequest request, Retry retry, LocalTurns.Turn turn) {
-    String fenceName = request.fenceName();
+  private StoreOutcome acquireFromStore(
+      String fenceName,
+      String holderLabel,
+      Duration askedTtl,
+      BusyRetryPolicy policy,
+      FenceRequest request,
+      Retry retry,
+      LocalTurns.Turn turn) {
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
-    String label = request.holderLabel().orElse(fence.defaultHolderLabel());
-    Duration ttl = request.ttl().orElse(fence.defaultTtl());
+    String label = holderLabel != null ? holderLabel : fence.defaultHolderLabel;
+    Duration ttl = askedTtl != null ? askedTtl : fence.defaultTtl;
     int[] attempts = {0};
     long started = System.nanoTime();
     // When the earliest attempt that may have granted the lease was sent: an attempt whose answer
@@ -145,7 +313,10 @@ final class LeaseAcquirer {
           Optional<StoreLease> lease = store.acquire(fenceName, holderToken, label, ttl);
           if (lease.isEmpty()) {
             grantable[0] = false;
-            ListenerCalls.notify(() -> listener.busyAttempt(request, n));
+            if (listener != null) {
+              FenceRequest asked = request(fenceName, holderLabel, askedTtl, policy, request);
+              ListenerCalls.notify(() -> listener.busyAttempt(asked, n));
+            }
           }
           return lease;
         };
@@ -154,8 +325,9 @@ final class LeaseAcquirer {
       lease = retry.executeCallable(attempt);
     } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
       // Thrown by an attempt itself, never by a wait: not retried, so not an interrupted wait.
-      if (e instanceof WriterFenceUnavailableException u) {
-        ListenerCalls.notify(() -> listener.unavailable(request, u));
+      if (e instanceof WriterFenceUnavailableException u && listener != null) {
+        FenceRequest asked = request(fenceName, holderLabel, askedTtl, policy, request);
+        ListenerCalls.notify(() -> listener.unavailable(asked, u));
       }
       throw e;
     } catch (Exception e) {
@@ -175,7 +347,7 @@ final class LeaseAcquirer {
       }
       if (e instanceof TransientLeaseStoreException t) {
         throw unavailable(
-            request,
+            request(fenceName, holderLabel, askedTtl, policy, request),
             "writer-fence: fence '"
                 + fenceName
                 + "': the database kept failing transiently (SQLState "
@@ -186,15 +358,19 @@ final class LeaseAcquirer {
             e);
       }
       throw unavailable(
-          request, "writer-fence: fence '" + fenceName + "': acquire failed: " + e, e);
+          request(fenceName, holderLabel, askedTtl, policy, request),
+          "writer-fence: fence '" + fenceName + "': acquire failed: " + e,
+          e);
     }
     if (lease.isPresent()) {
       HeldLease acquired =
           new HeldLease(fence, lease.get(), fenceName, holderToken, label, ttl, grantableSince[0]);
       acquired.holdTurn(turn);
-      Duration waited = Duration.ofNanos(System.nanoTime() - started);
       try {
-        ListenerCalls.notify(() -> listener.acquired(acquired.view, attempts[0], waited));
+        if (listener != null) {
+          Duration waited = Duration.ofNanos(System.nanoTime() - started);
+          ListenerCalls.notify(() -> listener.acquired(acquired.view(), attempts[0], waited));
+        }
       } catch (Throwable t) { // a VirtualMachineError: nobody will own the lease, so give it back
         acquired.releaseAfter(t);
         throw t;
@@ -218,7 +394,9 @@ final class LeaseAcquirer {
       FenceRequest request, String message, Throwable cause) {
     WriterFenceUnavailableException e =
         new WriterFenceUnavailableException(request.fenceName(), message, cause);
-    ListenerCalls.notify(() -> listener.unavailable(request, e));
+    if (listener != null) {
+      ListenerCalls.notify(() -> listener.unavailable(request, e));
+    }
     return e;
   }
 
@@ -236,5 +414,117 @@ final class LeaseAcquirer {
             .retryOnException(e -> e instanceof TransientLeaseStoreException)
             .failAfterMaxAttempts(false)
             .build());
+  }
+
+  /**
+   * One turn per fence name among the threads of one {@link WriterFence}: only the thread holding a
+   * name's turn asks the database for that name, and the release of its lease hands the turn to the
+   * longest waiter at once (a fair {@link Semaphore}; a {@code tryAcquire}, which does not wait,
+   * may take a turn that is free before a woken waiter does). Without it, writers of one process
+   * contending for one name would each poll the database on their own backoff schedule, loading it
+   * with busy answers while nobody takes the lease between the holder's release and the next poll
+   * (ADR 16).
+   *
+   * <p>A turn is not owned by a thread: a lease released on another thread (the completion of a
+   * {@code CompletionStage}) gives its turn back there. Names with neither a holder nor a waiter
+   * have no entry, so the map does not grow with the number of names ever used.
+   */
+  static final class LocalTurns {
+    private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
+
+    /** The threads of one fence name: the turn, and how many hold or wait for it. */
+    private static final class Line {
+      final Semaphore turn = new Semaphore(1, true);
+      int users; // changed inside the map's compute only
+      volatile Turn current; // the turn taken now, or null while it is free
+    }
+
+    /** A turn taken; given back by the first {@link #giveBack()}, on any thread. */
+    static final class Turn {
+      private final AtomicBoolean given = new AtomicBoolean();
+      private final LocalTurns turns;
+      private final String fenceName;
+      private final Line line;
+      private final Thread taker = Thread.currentThread();
+      // The lease of an acquire or tryAcquire that went with this turn: its caller releases it.
+      private volatile HeldLease callerHold;
+
+      private Turn(LocalTurns turns, String fenceName, Line line) {
+        this.turns = turns;
+        this.fenceName = fenceName;
+        this.line = line;
+      }
+
+      /** Records that the caller of an acquire or tryAcquire holds {@code lease} with this turn. */
+      void heldByCaller(HeldLease lease) {
+        this.callerHold = lease;
+      }
+
+      /** Hands the turn to the longest waiter, if any; later calls do nothing. */
+      void giveBack() {
+        if (!given.compareAndSet(false, true)) {
+          return;
+        }
+        if (line.current == this) {
+          line.current = null;
+        }
+        line.turn.release();
+        turns.leave(fenceName, line);
+      }
+    }
+
+    /**
+     * Takes the turn of {@code fenceName}, waiting at most {@code waitNanos} for a thread of this
+     * fence to give it back.
+     *
+     * <p>A thread that holds the turn itself through an acquire or tryAcquire not yet released does
+     * not wait: it would wait for itself.
+     *
+     * @param waitNanos 0: no wait, and none ahead of a waiting thread; less than 0: no wait, ahead
+     *     of any waiting thread (a fair semaphore's untimed try)
+     * @return the turn, or {@code null} when another thread kept it through the wait, or this
+     *     thread holds it
+     * @throws InterruptedException when interrupted while waiting; no turn is taken
+     */
+    Turn take(String fenceName, long waitNanos) throws InterruptedException {
+      Line line = lines.compute(fenceName, (name, l) -> enter(l));
+      boolean taken = false;
+      try {
+        Turn held = line.current;
+        boolean mine =
+            held != null && held.taker == Thread.currentThread() && held.callerHold != null;
+        taken =
+            waitNanos < 0 || mine
+                ? line.turn.tryAcquire()
+                : line.turn.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+      } finally {
+        if (!taken) {
+          leave(fenceName, line);
+        }
+      }
+      if (!taken) {
+        return null;
+      }
+      Turn turn = new Turn(this, fenceName, line);
+      line.current = turn;
+      return turn;
+    }
+
+    /**
+     * @return fence names with a holder or a waiter in this fence (for tests)
+     */
+    int activeNames() {
+      return lines.size();
+    }
+
+    private static Line enter(Line line) {
+      Line l = line != null ? line : new Line();
+      l.users++;
+      return l;
+    }
+
+    private void leave(String fenceName, Line line) {
+      lines.computeIfPresent(fenceName, (name, l) -> l == line && --l.users == 0 ? null : l);
+    }
   }
 }

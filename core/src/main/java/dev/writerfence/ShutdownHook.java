@@ -3,8 +3,6 @@ package dev.writerfence;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,10 +12,12 @@ import org.slf4j.LoggerFactory;
  * that releases them: a SIGTERM or {@code docker stop} in the middle of a fenced pass frees the
  * fence at once instead of leaving it held until its TTL runs out.
  *
- * <p>The hook is registered with the first lease, not when the class loads. It releases all leases
- * in parallel, one statement each, and gives up after {@link #SHUTDOWN_BUDGET}: a lease it could
- * not release frees itself at its expiry. A fence is referenced from here only while it holds a
- * lease.
+ * <p>The hook is registered when the first fence that releases at shutdown is built, not when the
+ * class loads. The leases themselves are {@link HeldLease#atShutdown()}: each lease joins that set
+ * when it is kept and leaves it when released or lost, so a fenced call runs no code of this class.
+ * The hook releases all of them in parallel, one statement each, and gives up after {@link
+ * #SHUTDOWN_BUDGET}: a lease it could not release frees itself at its expiry. A fence is referenced
+ * from here only while it holds a lease.
  */
 final class ShutdownHook {
   private static final Logger LOG = LoggerFactory.getLogger(ShutdownHook.class);
@@ -25,23 +25,12 @@ final class ShutdownHook {
   /** How long the shutdown hook may take in all. */
   static final Duration SHUTDOWN_BUDGET = Duration.ofSeconds(2);
 
-  private static final Set<HeldLease> HELD = ConcurrentHashMap.newKeySet();
   private static boolean hookAdded; // guarded by ShutdownHook.class
 
   private ShutdownHook() {}
 
-  /** Records a lease its fence now keeps; registers the shutdown hook with the first one. */
-  static void remember(HeldLease lease) {
-    addHookOnce();
-    HELD.add(lease);
-  }
-
-  /** Forgets a lease that was released or lost. */
-  static void forget(HeldLease lease) {
-    HELD.remove(lease);
-  }
-
-  private static synchronized void addHookOnce() {
+  /** Registers the JVM shutdown hook, once per process. */
+  static synchronized void addHookOnce() {
     if (hookAdded) {
       return;
     }
@@ -62,7 +51,7 @@ final class ShutdownHook {
   static int releaseAll(Duration budget) {
     long deadline = System.nanoTime() + budget.toNanos();
     List<Thread> releases = new ArrayList<>();
-    for (HeldLease lease : HELD) {
+    for (HeldLease lease : HeldLease.atShutdown()) {
       Thread t = new Thread(() -> lease.releaseBefore(deadline), "writer-fence-shutdown-release");
       t.setDaemon(true);
       t.start();

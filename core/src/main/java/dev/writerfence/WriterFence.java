@@ -1,5 +1,6 @@
 package dev.writerfence;
 
+import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.context.HeldFences;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
@@ -87,35 +88,20 @@ public final class WriterFence implements AutoCloseable {
   /** Query timeout used when the builder sets none: 10 seconds. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-  static {
-    // The weaving modes' entry points live in the SPI package, not on this class.
-    FencedCalls.install(
-        new FencedCalls.Core() {
-          @Override
-          public FencedCall enter(WriterFence fence, FenceRequest request) {
-            return fence.enter(request);
-          }
-
-          @Override
-          public LeaseStore store(WriterFence fence) {
-            return fence.store;
-          }
-        });
-  }
-
-  // Read by the holds of this fence (HeldLease) and its acquire side (LeaseAcquirer).
+  // Read by the holds of this fence (HeldLease) and its acquiring side (LeaseAcquirer), which a
+  // fenced call runs without calling into this class.
   final LeaseStore store;
-  final FenceListener listener;
+  final FenceListener listener; // null: none (the default), so no listener call is made at all
   final LeaseKeeper keeper;
   final Retry releaseRetry;
   final long renewalWaitNanos;
+  final Duration defaultTtl;
+  final String defaultHolderLabel;
+  final boolean releaseOnJvmShutdown;
+  final LeaseAcquirer acquirer;
+  final AtomicBoolean closed = new AtomicBoolean();
 
-  private final Duration defaultTtl;
-  private final String defaultHolderLabel;
   private final BusyRetryPolicy defaultRetryPolicy;
-  private final boolean releaseOnJvmShutdown;
-  private final LeaseAcquirer acquirer;
-  private final AtomicBoolean closed = new AtomicBoolean();
 
   private WriterFence(Builder b) {
     this.store =
@@ -125,7 +111,10 @@ public final class WriterFence implements AutoCloseable {
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
     this.releaseOnJvmShutdown = b.releaseOnJvmShutdown;
-    this.keeper = new LeaseKeeper(b.renewInterval, b.renews, listener);
+    this.keeper = new LeaseKeeper(b.renewInterval, b.renews);
+    if (releaseOnJvmShutdown) {
+      ShutdownHook.addHookOnce();
+    }
     // A release waits for a renew statement under way, which the query timeout bounds.
     this.renewalWaitNanos = b.queryTimeout.plusSeconds(1).toNanos();
     // A transient error rolled the release back, so repeating it is safe; giving up would leave
@@ -138,7 +127,7 @@ public final class WriterFence implements AutoCloseable {
                 .intervalFunction(b.retryPolicy.intervalFunction())
                 .retryOnException(e -> e instanceof TransientLeaseStoreException)
                 .build());
-    this.acquirer = new LeaseAcquirer(this);
+    this.acquirer = new LeaseAcquirer(this, defaultRetryPolicy);
   }
 
   /**
@@ -214,8 +203,16 @@ public final class WriterFence implements AutoCloseable {
    */
   public Optional<FenceLease> tryAcquire(FenceRequest request) {
     Objects.requireNonNull(request, "request");
-    refuseWhenClosed(request.fenceName());
-    return acquirer.acquire(request, BusyRetryPolicy.noRetry(), false).map(this::holdForCaller);
+    acquirer.refuseWhenClosed(request.fenceName());
+    return acquirer
+        .acquire(
+            request.fenceName(),
+            request.holderLabel().orElse(null),
+            request.ttl().orElse(null),
+            BusyRetryPolicy.noRetry(),
+            request,
+            false)
+        .map(WriterFence::holdForCaller);
   }
 
   /**
@@ -235,17 +232,24 @@ public final class WriterFence implements AutoCloseable {
    *     fence is closed
    */
   public FenceLease acquire(FenceRequest request) {
-    BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
-    refuseWhenClosed(request.fenceName());
-    return holdForCaller(acquirer.acquire(request, policy, true).orElseThrow());
+    acquirer.refuseWhenClosed(request.fenceName());
+    return holdForCaller(
+        acquirer
+            .acquire(
+                request.fenceName(),
+                request.holderLabel().orElse(null),
+                request.ttl().orElse(null),
+                request.retryPolicy().orElse(null),
+                request,
+                true)
+            .orElseThrow());
   }
 
-  private FenceLease holdForCaller(HeldLease lease) {
-    FenceLease view = hold(lease);
-    lease.heldByCaller();
+  private static FenceLease holdForCaller(HeldLease lease) {
+    lease.hold().heldByCaller();
     // On the stack every copy of core reads (the agent's too), so their fenced calls join it.
-    HeldFences.push(store, view);
-    return view;
+    HeldFenceStack.push(lease);
+    return lease.view();
   }
 
   /**
@@ -372,16 +376,7 @@ public final class WriterFence implements AutoCloseable {
 
   /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
   FencedCall enter(FenceRequest request) {
-    Objects.requireNonNull(request, "request");
-    // A hold of this domain on the thread, from a fenced call or an acquire, of any copy of core.
-    if (HeldFences.find(store, request.fenceName()).isPresent()) {
-      return HeldLease.Joined.OUTER;
-    }
-    BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
-    refuseWhenClosed(request.fenceName());
-    HeldLease lease = acquirer.acquire(request, policy, true).orElseThrow();
-    HeldFences.push(store, hold(lease));
-    return lease;
+    return acquirer.enter(request);
   }
 
   /**
@@ -399,11 +394,6 @@ public final class WriterFence implements AutoCloseable {
    */
   public Duration defaultTtl() {
     return defaultTtl;
-  }
-
-  /** The holder label used when a request sets none. */
-  String defaultHolderLabel() {
-    return defaultHolderLabel;
   }
 
   /**
@@ -448,44 +438,6 @@ public final class WriterFence implements AutoCloseable {
     return closed.get();
   }
 
-  /** Starts keeping a new lease: renewal, the deadline watch, the shutdown registry. */
-  private FenceLease hold(HeldLease lease) {
-    boolean kept;
-    try {
-      kept = !closed.get() && keeper.keep(lease);
-      if (kept && releaseOnJvmShutdown) {
-        ShutdownHook.remember(lease);
-      }
-    } catch (Throwable t) { // no timer thread (OutOfMemoryError): unwatched, so give it back now
-      lease.releaseAfter(t);
-      throw t;
-    }
-    if (!kept || closed.get()) { // close() may have missed it
-      if (!lease.isReleased()) {
-        lease.releaseAfter(null);
-      }
-      throw closedException(lease.view.fenceName());
-    }
-    return lease.view;
-  }
-
-  /** Throws for a fence name when this fence was closed (checked again after a turn's wait). */
-  void refuseWhenClosed(String fenceName) {
-    if (closed.get()) {
-      throw closedException(fenceName);
-    }
-  }
-
-  private WriterFenceUnavailableException closedException(String fenceName) {
-    return new WriterFenceUnavailableException(
-        fenceName,
-        "writer-fence: fence '"
-            + fenceName
-            + "': this WriterFence is closed, so no lease can be confirmed and the guarded code"
-            + " does not run",
-        null);
-  }
-
   /**
    * Builds a {@link WriterFence}. Not thread-safe. A user-supplied DataSource should bound its own
    * connect, login and read waits by about the query timeout (see {@link
@@ -499,7 +451,7 @@ public final class WriterFence implements AutoCloseable {
     private String defaultHolderLabel = "pid-" + ProcessHandle.current().pid();
     private BusyRetryPolicy retryPolicy = BusyRetryPolicy.defaults();
     private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
-    private FenceListener listener = new FenceListener() {};
+    private FenceListener listener; // null: none
     private Duration renewInterval; // null: a third of each lease's TTL
     private boolean renews = true;
     private boolean releaseOnJvmShutdown = true;

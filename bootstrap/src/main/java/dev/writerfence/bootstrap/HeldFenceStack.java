@@ -114,12 +114,14 @@ public final class HeldFenceStack {
    * Forgets the innermost entry of {@code lease} (compared by identity), valid or not. A lease that
    * was never pushed is ignored.
    *
-   * @param lease a lease pushed earlier by this thread
+   * @param lease a lease pushed earlier by this thread, or the entry pushed for it (an entry that
+   *     is its copy of core's own record of the hold need not make a lease object to be popped)
    */
   public static void pop(Object lease) {
     Deque<Entry> stack = STACK.get();
     for (Iterator<Entry> it = stack.iterator(); it.hasNext(); ) {
-      if (it.next().lease() == lease) {
+      Entry entry = it.next();
+      if (entry == lease || entry.lease() == lease) {
         it.remove();
         break;
       }

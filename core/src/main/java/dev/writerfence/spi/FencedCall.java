@@ -56,4 +56,15 @@ public interface FencedCall {
    *     releases early)
    */
   Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType);
+
+  /**
+   * Runs the advised method inside this call, then {@linkplain #exit exits} it whatever the method
+   * did: the around form of a fenced call.
+   *
+   * @param invocation proceeds to the method; never {@code null}
+   * @param declaredReturnType as for {@link #exit}; never {@code null}
+   * @return what {@link #exit} returns
+   * @throws Throwable what the method threw, with any release failure attached as suppressed
+   */
+  Object proceed(FencedInvocation invocation, Class<?> declaredReturnType) throws Throwable;
 }

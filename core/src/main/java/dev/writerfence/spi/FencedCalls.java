@@ -5,6 +5,8 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceInterruptedException;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.retry.BusyRetryPolicy;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -21,7 +23,7 @@ public final class FencedCalls {
 
   /**
    * What core's {@link WriterFence} lends this class, so that its weaving entry points need not be
-   * public methods of the user API. {@link WriterFence} installs it when its class is initialized;
+   * public methods of the user API. Core installs it before the first {@link WriterFence} exists;
    * nothing else may.
    */
   public interface Core {
@@ -33,6 +35,25 @@ public final class FencedCalls {
     FencedCall enter(WriterFence fence, FenceRequest request);
 
     /**
+     * The same as {@link #enter(WriterFence, FenceRequest)} for values that were checked already
+     * (an annotation parsed once, a fence name checked by {@link FenceArguments#fenceName}), so
+     * that no request need be built per call.
+     *
+     * @param fence the fence; never {@code null}
+     * @param fenceName a checked fence name; never {@code null}
+     * @param holderLabel a checked holder label, or {@code null} for the fence's default
+     * @param ttl a checked TTL, or {@code null} for the fence's default
+     * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
+     * @return the call, to exit after the method
+     */
+    FencedCall enter(
+        WriterFence fence,
+        String fenceName,
+        String holderLabel,
+        Duration ttl,
+        BusyRetryPolicy retryPolicy);
+
+    /**
      * @param fence the fence; never {@code null}
      * @return the backend that fence uses
      */
@@ -40,7 +61,7 @@ public final class FencedCalls {
   }
 
   /**
-   * Called once, by {@link WriterFence}'s class initialization.
+   * Called once, by core, before the first {@link WriterFence} exists.
    *
    * @param installed core's side; never {@code null}
    * @throws IllegalStateException when one was installed already
@@ -104,15 +125,19 @@ public final class FencedCalls {
       throws Throwable {
     Objects.requireNonNull(declaredReturnType, "declaredReturnType");
     Objects.requireNonNull(invocation, "invocation");
-    FencedCall call = enter(fence, request);
-    Object result;
-    try {
-      result = invocation.proceed();
-    } catch (Throwable t) {
-      call.exit(null, t, declaredReturnType);
-      throw t;
-    }
-    return call.exit(result, null, declaredReturnType);
+    return enter(fence, request).proceed(invocation, declaredReturnType);
+  }
+
+  /**
+   * Core's side, for an entry point that keeps it to skip this class on every call ({@code
+   * FencedMethods}).
+   *
+   * @param fence any fence; its existence proves core's side is installed; never {@code null}
+   * @return core's side; never {@code null}
+   */
+  public static Core core(WriterFence fence) {
+    Objects.requireNonNull(fence, "fence");
+    return core;
   }
 
   /**
@@ -121,10 +146,5 @@ public final class FencedCalls {
    */
   public static LeaseStore store(WriterFence fence) {
     return core(fence).store(fence);
-  }
-
-  private static Core core(WriterFence fence) {
-    Objects.requireNonNull(fence, "fence");
-    return core; // set while WriterFence's class was initialized, before any fence existed
   }
 }

@@ -10,18 +10,25 @@ import dev.writerfence.spi.FencedInvocation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * Turns {@link WriterFenced} on a method into the fence request of one call. Shared by every
- * weaving mode, so the same annotation means the same request everywhere. The annotation is read
- * and checked once per method; a call resolves only the name's placeholders.
+ * Turns {@link WriterFenced} on a method into a ready {@link FencedMethod}, which enters the fence
+ * for each call. Shared by every weaving mode, so the same annotation means the same fenced call
+ * everywhere. The annotation, its name template ({@link FenceNameTemplate}) and its retry values
+ * are read and checked once per method; a call only fills in the name's placeholders, checks the
+ * name and enters the fence with the values ready, without building a {@link FenceRequest}.
  */
 public final class FencedMethods {
   private static final ConcurrentMap<Method, Optional<FencedMethod>> CACHE =
       new ConcurrentHashMap<>();
+
+  // Core's side of the weaving entry points, kept after the first call.
+  private static volatile FencedCalls.Core core;
 
   private FencedMethods() {}
 
@@ -54,8 +61,16 @@ public final class FencedMethods {
     if (fenced.isEmpty()) {
       return invocation.proceed();
     }
-    FenceRequest request = fenced.get().request(args, fence.defaultRetryPolicy());
-    return FencedCalls.proceed(fence, request, method.getReturnType(), invocation);
+    return fenced.get().proceed(fence, args, method.getReturnType(), invocation);
+  }
+
+  private static FencedCalls.Core core(WriterFence fence) {
+    FencedCalls.Core c = core;
+    if (c == null) {
+      c = FencedCalls.core(fence);
+      core = c;
+    }
+    return c;
   }
 
   /**
@@ -96,7 +111,7 @@ public final class FencedMethods {
     private final boolean retryOverridden;
     private final FenceRequest constantRequest;
 
-    FencedMethod(WriterFenced a) {
+    private FencedMethod(WriterFenced a) {
       this.annotation = a;
       this.name = FenceNameTemplate.parse(a.value());
       this.holderLabel = a.holder().isEmpty() ? null : FenceArguments.holderLabel(a.holder());
@@ -125,6 +140,30 @@ public final class FencedMethods {
      */
     public WriterFenced annotation() {
       return annotation;
+    }
+
+    /**
+     * Runs one call of the method under {@code fence}: like {@link FencedCalls#proceed} with {@link
+     * #request}'s request, but with the values ready (only the fence name is resolved and checked
+     * per call) and no request built.
+     *
+     * @param fence the fence; never {@code null}
+     * @param args the call's arguments
+     * @param declaredReturnType the method's declared return type; never {@code null}
+     * @param invocation proceeds to the method; never {@code null}
+     * @return the method's result, as {@link FencedCalls#proceed} returns it
+     * @throws IllegalArgumentException when the fence name cannot be resolved from the arguments;
+     *     the method did not run
+     * @throws Throwable what {@link FencedCalls#proceed} throws
+     */
+    public Object proceed(
+        WriterFence fence, Object[] args, Class<?> declaredReturnType, FencedInvocation invocation)
+        throws Throwable {
+      String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
+      BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
+      return core(fence)
+          .enter(fence, fenceName, holderLabel, ttl, policy)
+          .proceed(invocation, declaredReturnType);
     }
 
     /**
@@ -164,6 +203,130 @@ public final class FencedMethods {
         p = p.withMaxInterval(Duration.ofMillis(a.retryMaxIntervalMillis()));
       }
       return p;
+    }
+  }
+
+  /**
+   * A fence name with argument placeholders: {@code "corpus:{0}"} is {@code "corpus:"} followed by
+   * the first argument's {@code toString()}. {@code {{} } and {@code }}} are literal braces. Parsed
+   * once per method; {@link #resolve} is cheap.
+   */
+  public static final class FenceNameTemplate {
+    private final String template;
+    private final List<Object> parts; // String literals and Integer argument indexes
+    private final int highestIndex;
+
+    private FenceNameTemplate(String template, List<Object> parts, int highestIndex) {
+      this.template = template;
+      this.parts = parts;
+      this.highestIndex = highestIndex;
+    }
+
+    /**
+     * @param template the fence name or its template
+     * @return the parsed template
+     * @throws IllegalArgumentException naming the template when a brace is unbalanced or a
+     *     placeholder is not a non-negative integer, or a constant name breaks the fence name rule
+     */
+    public static FenceNameTemplate parse(String template) {
+      if (template == null) {
+        throw new IllegalArgumentException("writer-fence: fence name template is null");
+      }
+      List<Object> parts = new ArrayList<>();
+      StringBuilder literal = new StringBuilder();
+      int highest = -1;
+      for (int i = 0; i < template.length(); i++) {
+        char c = template.charAt(i);
+        if (c == '{' && i + 1 < template.length() && template.charAt(i + 1) == '{') {
+          literal.append('{');
+          i++;
+        } else if (c == '}' && i + 1 < template.length() && template.charAt(i + 1) == '}') {
+          literal.append('}');
+          i++;
+        } else if (c == '{') {
+          int close = template.indexOf('}', i);
+          String index = close < 0 ? "" : template.substring(i + 1, close);
+          if (!index.matches("\\d{1,3}")) {
+            throw new IllegalArgumentException(
+                "writer-fence: fence name template '"
+                    + template
+                    + "' is not allowed: a placeholder is {N} with N an argument index from 0,"
+                    + " literal braces are {{ and }}");
+          }
+          if (literal.length() > 0) {
+            parts.add(literal.toString());
+            literal.setLength(0);
+          }
+          int n = Integer.parseInt(index);
+          parts.add(n);
+          highest = Math.max(highest, n);
+          i = close;
+        } else if (c == '}') {
+          throw new IllegalArgumentException(
+              "writer-fence: fence name template '"
+                  + template
+                  + "' is not allowed: unbalanced '}' (write }} for a literal brace)");
+        } else {
+          literal.append(c);
+        }
+      }
+      if (literal.length() > 0) {
+        parts.add(literal.toString());
+      }
+      if (highest < 0) {
+        FenceArguments.fenceName(parts.isEmpty() ? "" : (String) parts.get(0));
+      }
+      return new FenceNameTemplate(template, List.copyOf(parts), highest);
+    }
+
+    /**
+     * @return {@code true} when the name does not depend on the arguments
+     */
+    public boolean isConstant() {
+      return highestIndex < 0;
+    }
+
+    /**
+     * @param args the method's arguments; may be {@code null} for a method without any
+     * @return the fence name for this call
+     * @throws IllegalArgumentException when a placeholder's argument is missing or {@code null}, or
+     *     the resulting name breaks the fence name rule
+     */
+    public String resolve(Object[] args) {
+      int count = args == null ? 0 : args.length;
+      if (highestIndex >= count) {
+        throw new IllegalArgumentException(
+            "writer-fence: fence name template '"
+                + template
+                + "' uses argument {"
+                + highestIndex
+                + "} but the method has "
+                + count
+                + " argument(s)");
+      }
+      StringBuilder name = new StringBuilder();
+      for (Object part : parts) {
+        if (part instanceof Integer index) {
+          Object arg = args[index];
+          if (arg == null) {
+            throw new IllegalArgumentException(
+                "writer-fence: fence name template '"
+                    + template
+                    + "': argument {"
+                    + index
+                    + "} is null; a fence name needs a value");
+          }
+          name.append(arg);
+        } else {
+          name.append((String) part);
+        }
+      }
+      return FenceArguments.fenceName(name.toString());
+    }
+
+    @Override
+    public String toString() {
+      return template;
     }
   }
 }

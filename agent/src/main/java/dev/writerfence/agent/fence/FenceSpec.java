@@ -2,7 +2,7 @@ package dev.writerfence.agent.fence;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.weaving.FenceNameTemplate;
+import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import dev.writerfence.weaving.FencedMethods.FencedMethod;
 import java.util.concurrent.CompletableFuture;
 

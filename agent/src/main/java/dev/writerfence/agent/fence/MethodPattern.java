@@ -2,7 +2,7 @@ package dev.writerfence.agent.fence;
 
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.spi.FenceArguments;
-import dev.writerfence.weaving.FenceNameTemplate;
+import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
