@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class ConsumerProjectIT {
   private static final String PUBLISHED =
-      "bom,annotations,bootstrap,core,test-support,aspectj,agent,spring-starter";
+      "bom,annotations,bootstrap,core,test-support,aspectj,agent,spring-starter,shedlock";
   private static final String FENCE = "c39-consumer";
   private static final Pattern TOKEN = Pattern.compile("fenced call ran with fencing token (\\d+)");
 

@@ -32,14 +32,28 @@ import org.springframework.util.function.SingletonSupplier;
  */
 @AutoConfiguration(
     afterName = {
+      // Spring Boot 4's names, then Spring Boot 3's: the same classes in other packages.
       "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-      "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"
+      "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+      "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
+      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration",
+      "org.springframework.boot.autoconfigure.liquibase.LiquibaseAutoConfiguration"
     })
 @ConditionalOnClass({WriterFence.class, DataSource.class})
 @ConditionalOnBooleanProperty(name = "writer-fence.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(WriterFenceProperties.class)
 public class WriterFenceAutoConfiguration {
   private static final Logger LOG = LoggerFactory.getLogger(WriterFenceAutoConfiguration.class);
+
+  /**
+   * Stops the start-up on a Spring Boot the starter does not support.
+   *
+   * @throws IllegalStateException naming the running version and the supported ones
+   */
+  public WriterFenceAutoConfiguration() {
+    SupportedSpringBoot.check();
+  }
 
   /**
    * The fence's connections: {@code writer-fence.datasource.*}, else the application's DataSource

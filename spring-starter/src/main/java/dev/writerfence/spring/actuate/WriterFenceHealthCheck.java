@@ -1,0 +1,128 @@
+package dev.writerfence.spring.actuate;
+
+import dev.writerfence.schema.FenceSchema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * The fence's health, apart from any Spring Boot health API (Spring Boot 3 and 4 keep theirs in
+ * different packages; each generation's indicator adapts this): the database reachable on the
+ * fence's own connections, the SQL contract's schema present, and {@code <schema>.schema_version()}
+ * equal to {@link FenceSchema#VERSION}; for the advisory-lock backend also the function {@code
+ * <schema>.next_advisory_fencing_token()} its acquire takes fencing tokens from. Any of these
+ * failing is down: fenced calls would then fail closed.
+ */
+public final class WriterFenceHealthCheck {
+  private final DataSource dataSource;
+  private final String schema;
+  private final int queryTimeoutSeconds;
+  private final String backend;
+
+  /**
+   * The outcome of one check.
+   *
+   * @param up whether fenced calls can reach the contract
+   * @param details in order: {@code schema}, {@code expectedVersion}, {@code backend}, then {@code
+   *     version} once read and {@code error} when down
+   */
+  public record Outcome(boolean up, Map<String, Object> details) {
+    /** Copies {@code details}. */
+    public Outcome {
+      details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
+    }
+  }
+
+  /**
+   * @param dataSource where the fence's connections come from
+   * @param schema the contract's schema (a checked lower-case identifier)
+   * @param queryTimeoutSeconds bound of each statement
+   * @param backend {@code lease} or {@code advisory}, shown as a detail; {@code advisory} also
+   *     checks the function its acquire takes fencing tokens from
+   * @throws IllegalArgumentException if {@code schema} is not a lower-case SQL identifier
+   */
+  public WriterFenceHealthCheck(
+      DataSource dataSource, String schema, int queryTimeoutSeconds, String backend) {
+    this.dataSource = dataSource;
+    this.schema = FenceSchema.checkIdentifier("schema", schema);
+    this.queryTimeoutSeconds = queryTimeoutSeconds;
+    this.backend = backend;
+  }
+
+  /**
+   * Runs the check on one connection of the fence's DataSource.
+   *
+   * @return up, or down with the reason under {@code error}
+   * @throws SQLException if the database cannot be reached or cannot answer (down, too)
+   */
+  public Outcome check() throws SQLException {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("schema", schema);
+    details.put("expectedVersion", FenceSchema.VERSION);
+    details.put("backend", backend);
+    try (Connection c = dataSource.getConnection()) {
+      if (!exists(c, "to_regnamespace", schema)) {
+        return down(
+            details,
+            "schema "
+                + schema
+                + " is missing: install it (writer-fence.schema.initialize=true, the starter's"
+                + " Flyway or Liquibase run, or the CLI's schema install)");
+      }
+      int version;
+      try (Statement st = c.createStatement()) {
+        st.setQueryTimeout(queryTimeoutSeconds);
+        try (ResultSet rs = st.executeQuery("SELECT " + schema + ".schema_version()")) {
+          rs.next();
+          version = rs.getInt(1);
+        }
+      }
+      details.put("version", version);
+      if (version != FenceSchema.VERSION) {
+        return down(
+            details,
+            "schema "
+                + schema
+                + " is at version "
+                + version
+                + ", this writer-fence expects "
+                + FenceSchema.VERSION);
+      }
+      if ("advisory".equals(backend)) {
+        String function = schema + ".next_advisory_fencing_token()";
+        if (!exists(c, "to_regprocedure", function)) {
+          return down(
+              details,
+              "function "
+                  + function
+                  + " is missing: the advisory-lock backend takes its fencing tokens from it;"
+                  + " install the schema again (the install is idempotent)");
+        }
+      }
+      return new Outcome(true, details);
+    }
+  }
+
+  private static Outcome down(Map<String, Object> details, String error) {
+    details.put("error", error);
+    return new Outcome(false, details);
+  }
+
+  /** Whether {@code lookup} ({@code to_regnamespace} or {@code to_regprocedure}) finds name. */
+  private boolean exists(Connection c, String lookup, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + lookup + "(?) IS NOT NULL")) {
+      ps.setQueryTimeout(queryTimeoutSeconds);
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
+      }
+    }
+  }
+}
