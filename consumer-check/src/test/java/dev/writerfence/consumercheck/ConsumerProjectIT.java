@@ -74,6 +74,7 @@ class ConsumerProjectIT {
             "-Dmaven.repo.local=" + freshRepository,
             "-Dwriter-fence.version=" + version,
             "-Djdbc.url=" + database.jdbcUrl(),
+            "-Djdbc.user=postgres",
             "-Dfence.name=" + FENCE,
             "package",
             "exec:java");

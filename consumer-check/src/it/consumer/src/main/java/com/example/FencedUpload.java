@@ -12,6 +12,7 @@ public final class FencedUpload {
   public static void main(String[] args) throws Exception {
     PGSimpleDataSource dataSource = new PGSimpleDataSource();
     dataSource.setUrl(System.getProperty("jdbc.url"));
+    dataSource.setUser(System.getProperty("jdbc.user"));
     FenceSchema.defaults().install(dataSource);
     try (WriterFence fence = WriterFence.builder(dataSource).build()) {
       fence.run(
