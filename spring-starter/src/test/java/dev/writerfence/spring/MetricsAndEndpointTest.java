@@ -117,7 +117,7 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     String health = get("/actuator/health/writerFence", 200);
     assertThat(JsonPath.<String>read(health, "$.status")).isEqualTo("UP");
     assertThat(JsonPath.<String>read(health, "$.details.schema")).isEqualTo("writer_fence");
-    assertThat(JsonPath.<Integer>read(health, "$.details.version")).isEqualTo(1);
+    assertThat(JsonPath.<Integer>read(health, "$.details.version")).isEqualTo(2);
   }
 
   private double count(String meter, String fence) {

@@ -143,9 +143,10 @@ public final class TestFence implements AutoCloseable {
   /**
    * Makes this fence's lease on the name lost: the database owner ends the current lease (as an
    * operator's forced release does) and another holder takes the fence. Returns once every lease of
-   * this fence on the name has been found lost by its renewal ({@link FenceLease#isValid()} false,
-   * {@link FenceLease#checkValid()} throws), so code that checks before its next write sees the
-   * loss. Works when the name is free too: then it only makes it busy.
+   * this fence on the name has been found lost by its renewal and reported ({@link #lost()} lists
+   * it, {@link FenceLease#isValid()} is false, {@link FenceLease#checkValid()} throws), so code
+   * that checks before its next write sees the loss. Works when the name is free too: then it only
+   * makes it busy.
    *
    * @param fenceName the fence name as the code says it
    * @return the holder that took over; close it to free the fence
@@ -157,7 +158,8 @@ public final class TestFence implements AutoCloseable {
     Rival rival = holdBusy(fenceName);
     long deadline = System.nanoTime() + LOSS_SEEN_WITHIN.toNanos();
     for (FenceLease lease : victims) {
-      while (lease.isValid() && held.contains(lease)) {
+      // Until the listener heard it: the lease turns invalid a moment before the fence tells.
+      while (!lost.contains(lease) && held.contains(lease)) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException(
               "the lease on '" + fenceName + "' was taken over but not found lost within 10 s");
