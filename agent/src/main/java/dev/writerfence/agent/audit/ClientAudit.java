@@ -15,7 +15,7 @@ import net.bytebuddy.agent.builder.AgentBuilder;
  *   <li><b>Types</b>: match by exact class name or name prefix first ({@code named(...)}, {@code
  *       nameStartsWith(...)}), and only then, if at all, by hierarchy; exclude interfaces and
  *       abstract classes whose methods are only defaults. Gate the whole instrumentation on a cheap
- *       class-name check ({@link AuditMatchers#hasClass}) so a host without the library pays
+ *       class-name check (a type-name test on the class loader) so a host without the library pays
  *       nothing.
  *   <li><b>Methods</b>: {@link AuditMatchers#writeOperations()} (default-deny: every public
  *       instance method that is not a read and not client plumbing counts as a write), narrowed as

@@ -18,9 +18,9 @@ import org.springframework.core.Ordered;
  * {@link #ORDER}, between Resilience4j's {@code @Retry} and Spring's {@code @Transactional}:
  *
  * <pre>
- * @Retry (Resilience4j, {@value #RESILIENCE4J_RETRY_ORDER})
- *   └ @WriterFenced ({@value #ORDER}): acquire … release
- *       └ @Transactional ({@value #TRANSACTION_ORDER}): begin … commit/rollback
+ * &#64;Retry (Resilience4j, {@value #RESILIENCE4J_RETRY_ORDER})
+ *   └ &#64;WriterFenced ({@value #ORDER}): acquire … release
+ *       └ &#64;Transactional ({@value #TRANSACTION_ORDER}): begin … commit/rollback
  *           └ the method
  * </pre>
  *
