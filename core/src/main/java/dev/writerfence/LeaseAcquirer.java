@@ -45,7 +45,7 @@ final class LeaseAcquirer {
     long queued = System.nanoTime();
     LocalTurns.Turn turn = takeTurn(request, policy);
     if (turn == null) {
-      return busy(request, 0, busyThrows);
+      return busy(request, 0, busyThrows, queued, policy);
     }
     StoreOutcome outcome;
     try {
@@ -59,7 +59,7 @@ final class LeaseAcquirer {
     }
     if (outcome.lease() == null) {
       turn.giveBack();
-      return busy(request, outcome.attempts(), busyThrows);
+      return busy(request, outcome.attempts(), busyThrows, queued, policy);
     }
     return Optional.of(outcome.lease());
   }
@@ -112,7 +112,12 @@ final class LeaseAcquirer {
   }
 
   /** Busy after the last attempt: empty, or the exception naming the holder. */
-  private Optional<HeldLease> busy(FenceRequest request, int attempts, boolean busyThrows) {
+  private Optional<HeldLease> busy(
+      FenceRequest request,
+      int attempts,
+      boolean busyThrows,
+      long queuedNanos,
+      BusyRetryPolicy policy) {
     if (!busyThrows) {
       return Optional.empty();
     }
@@ -123,7 +128,9 @@ final class LeaseAcquirer {
         fenceName,
         attempts,
         holder.map(LeaseStatus::holderLabel).orElse(null),
-        holder.map(LeaseStatus::expiresAt).orElse(null));
+        holder.map(LeaseStatus::expiresAt).orElse(null),
+        Duration.ofNanos(System.nanoTime() - queuedNanos),
+        policy.scheduledWait());
   }
 
   /**
