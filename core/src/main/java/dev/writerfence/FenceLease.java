@@ -1,5 +1,6 @@
 package dev.writerfence;
 
+import dev.writerfence.bootstrap.HeldFenceStack;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -41,8 +42,11 @@ import java.util.UUID;
  * compare fencing tokens close it.
  *
  * <p>An immutable view: a lease is only ever made by a {@link WriterFence}, and its changing state
- * (expiry, released, lost) belongs to the fence's record of the hold, which this view reads.
- * Thread-safe.
+ * (expiry, released, lost) belongs to the fence's record of the hold, which this view reads. A
+ * lease that another copy of writer-fence in the JVM took (the agent's, which carries its own) is
+ * shown by {@link WriterFence#current} as a view of this class too, reading that copy's entry on
+ * the thread's held-fence stack; it is released by the call that took it, never through {@link
+ * WriterFence#release}. Thread-safe.
  */
 public final class FenceLease {
   private final String fenceName;
@@ -51,10 +55,28 @@ public final class FenceLease {
   private final long fencingToken;
   private final Instant acquiredAt;
   private final Duration ttl;
-  private final HeldLease held;
+  private final State held;
+
+  /** Where a view reads the changing state of its lease: the one owner of that state. */
+  interface State {
+    /**
+     * @return the latest confirmed expiry, database clock; never {@code null}
+     */
+    Instant expiresAt();
+
+    /**
+     * @return {@code false} once released or lost
+     */
+    boolean isValid();
+
+    /**
+     * @return why the lease was lost, or {@code null} while it is not lost
+     */
+    String lostReason();
+  }
 
   FenceLease(
-      HeldLease held,
+      State held,
       String fenceName,
       UUID holderToken,
       String holderLabel,
@@ -155,9 +177,59 @@ public final class FenceLease {
     return Optional.ofNullable(held.lostReason());
   }
 
-  /** The fence's record of this hold: the one owner of its state. */
+  /**
+   * The fence's record of this hold: the one owner of its state.
+   *
+   * @throws IllegalArgumentException when another copy of writer-fence took the lease
+   */
   HeldLease held() {
-    return held;
+    if (held instanceof HeldLease lease) {
+      return lease;
+    }
+    throw new IllegalArgumentException(
+        "writer-fence: the lease of fence '"
+            + fenceName
+            + "' (fencing token "
+            + fencingToken
+            + ") was taken by another copy of writer-fence in this JVM (the agent's); the fenced"
+            + " call that took it releases it");
+  }
+
+  /**
+   * @param entry a hold on the thread's held-fence stack, pushed by any copy of core; never {@code
+   *     null}
+   * @return its lease when this copy of core pushed it, otherwise a view reading the entry
+   */
+  static FenceLease of(HeldFenceStack.Entry entry) {
+    if (entry.lease() instanceof FenceLease own) {
+      return own;
+    }
+    return new FenceLease(
+        new Pushed(entry),
+        entry.fenceName(),
+        entry.holderToken(),
+        entry.holderLabel(),
+        entry.fencingToken(),
+        entry.acquiredAt(),
+        entry.ttl());
+  }
+
+  /** The state of a lease that another copy of core holds, read from its stack entry. */
+  private record Pushed(HeldFenceStack.Entry entry) implements State {
+    @Override
+    public Instant expiresAt() {
+      return entry.expiresAt();
+    }
+
+    @Override
+    public boolean isValid() {
+      return entry.isValid();
+    }
+
+    @Override
+    public String lostReason() {
+      return entry.lostReason();
+    }
   }
 
   @Override

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>The deadline is the TTL less a safety margin (a tenth of the TTL, at most 1 s), counted from
  * when the last confirmed acquire or renew statement was sent.
  */
-final class HeldLease implements FencedCall {
+final class HeldLease implements FencedCall, FenceLease.State {
   private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
   private static final VarHandle RELEASED;
   private static final VarHandle LOST_REASON;
@@ -89,7 +89,8 @@ final class HeldLease implements FencedCall {
   }
 
   /** See {@link FenceLease#isValid()}. */
-  boolean isValid() {
+  @Override
+  public boolean isValid() {
     if (released || lostReason != null) {
       return false;
     }
@@ -103,11 +104,13 @@ final class HeldLease implements FencedCall {
   /**
    * @return why the lease was lost, or {@code null}
    */
-  String lostReason() {
+  @Override
+  public String lostReason() {
     return lostReason;
   }
 
-  Instant expiresAt() {
+  @Override
+  public Instant expiresAt() {
     return expiresAt;
   }
 
@@ -340,20 +343,12 @@ final class HeldLease implements FencedCall {
     return returned;
   }
 
-  /**
-   * A fenced call inside a hold this thread took before: it releases nothing. When the hold is an
-   * {@code acquire} or {@code tryAcquire} of this thread, its lease is on the held-fence stack for
-   * the call's duration.
-   */
+  /** A fenced call inside a hold this thread took before: it releases nothing. */
   static final class Joined implements FencedCall {
-    /** Inside an outer fenced call's hold: nothing to push or pop. */
-    static final Joined OUTER = new Joined(null);
+    /** The one instance: it has no state. */
+    static final Joined OUTER = new Joined();
 
-    private final FenceLease pushed;
-
-    Joined(FenceLease pushed) {
-      this.pushed = pushed;
-    }
+    private Joined() {}
 
     @Override
     public boolean joined() {
@@ -367,9 +362,6 @@ final class HeldLease implements FencedCall {
 
     @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
-      if (pushed != null) {
-        HeldFences.pop(pushed); // the joined acquire's lease stays held by its acquirer
-      }
       return returned;
     }
   }

@@ -103,14 +103,6 @@ final class LeaseAcquirer {
     }
   }
 
-  /**
-   * @return the valid lease this thread acquired from this fence on {@code fenceName} and still
-   *     holds, or {@code null}
-   */
-  HeldLease heldByThisThread(String fenceName) {
-    return turns.heldByThisThread(fenceName);
-  }
-
   /** Busy after the last attempt: empty, or the exception naming the holder. */
   private Optional<HeldLease> busy(
       FenceRequest request,

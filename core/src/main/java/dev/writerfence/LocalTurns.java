@@ -99,17 +99,6 @@ final class LocalTurns {
   }
 
   /**
-   * @return the valid lease that this thread took with the turn of {@code fenceName} through an
-   *     acquire or tryAcquire and has not released, or {@code null}
-   */
-  HeldLease heldByThisThread(String fenceName) {
-    Line line = lines.get(fenceName);
-    Turn turn = line == null ? null : line.current;
-    HeldLease lease = turn == null || turn.taker != Thread.currentThread() ? null : turn.callerHold;
-    return lease != null && lease.isValid() ? lease : null;
-  }
-
-  /**
    * @return fence names with a holder or a waiter in this fence (for tests)
    */
   int activeNames() {

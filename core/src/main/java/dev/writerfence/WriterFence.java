@@ -173,14 +173,16 @@ public final class WriterFence implements AutoCloseable {
    * The lease the current thread holds on a fence name, so code inside a fenced call can stamp its
    * writes with the fencing token. When the thread holds that name in several exclusion domains
    * (fences on other schemas or databases), the innermost wins; {@link #currentLease} asks one
-   * fence's domain only.
+   * fence's domain only. The lease of a method the agent fenced is shown too: the agent carries its
+   * own copy of writer-fence, and this is a view of that copy's lease.
    *
    * @param fenceName the fence name
    * @return the innermost lease this thread holds on it, in any domain, or empty outside any hold
-   *     (a lease released early by the guarded code is no longer held)
+   *     (a lease released early by the guarded code is no longer held); a lease of this thread's
+   *     {@link #acquire} or {@link #tryAcquire} counts until its release
    */
   public static Optional<FenceLease> current(String fenceName) {
-    return HeldFences.find(fenceName);
+    return HeldFences.find(fenceName).map(FenceLease::of);
   }
 
   /**
@@ -188,18 +190,19 @@ public final class WriterFence implements AutoCloseable {
    * store (for the lease-row backend, the same DataSource object and schema).
    *
    * @param fenceName the fence name
-   * @return the innermost lease this thread holds on it from this fence's store, or empty
+   * @return the innermost lease this thread holds on it in this fence's domain, or empty
    */
   public Optional<FenceLease> currentLease(String fenceName) {
-    return HeldFences.find(store, fenceName);
+    return HeldFences.find(store, fenceName).map(FenceLease::of);
   }
 
   /**
    * Tries once to take the lease, with no retry: the request's retry policy is not used. Busy is an
-   * empty result, never an exception. The lease is not put on the thread's held-fence stack: the
-   * caller owns it and must {@link #release} it. Until then a fenced call ({@link #call}, {@link
-   * #run}, {@link #callAsync}, a woven method) of this fence for the same name on the same thread
-   * joins this hold instead of acquiring again.
+   * empty result, never an exception. The caller owns the lease and must {@link #release} it. Until
+   * then it is on the thread's held-fence stack: {@link #current} shows it there, and a fenced call
+   * ({@link #call}, {@link #run}, {@link #callAsync}, a woven method, the agent's advice) for the
+   * same name in this fence's exclusion domain on the same thread joins this hold instead of
+   * acquiring again.
    *
    * @param request the request; unset values take this fence's defaults; never {@code null}
    * @return the lease, or empty when another live holder has the fence, or another acquire of this
@@ -216,10 +219,11 @@ public final class WriterFence implements AutoCloseable {
   }
 
   /**
-   * Acquires the lease, retrying busy outcomes by the request's retry policy. The lease is not put
-   * on the thread's held-fence stack: the caller owns it and must {@link #release} it. Until then a
-   * fenced call of this fence for the same name on the same thread joins this hold. A second
-   * acquire of the same name on a thread that holds it answers busy at once, without a statement.
+   * Acquires the lease, retrying busy outcomes by the request's retry policy. The caller owns the
+   * lease and must {@link #release} it; until then it is on the thread's held-fence stack, and a
+   * fenced call for the same name in this fence's exclusion domain on the same thread joins this
+   * hold, as for {@link #tryAcquire}. A second acquire of the same name on a thread that holds it
+   * answers busy at once, without a statement.
    *
    * @param request the request; unset values take this fence's defaults
    * @return the lease; never {@code null}
@@ -239,6 +243,8 @@ public final class WriterFence implements AutoCloseable {
   private FenceLease holdForCaller(HeldLease lease) {
     FenceLease view = hold(lease);
     lease.heldByCaller();
+    // On the stack every copy of core reads (the agent's too), so their fenced calls join it.
+    HeldFences.push(store, view);
     return view;
   }
 
@@ -255,12 +261,16 @@ public final class WriterFence implements AutoCloseable {
    * @param lease a lease from this fence; never {@code null}
    * @return {@code true} when freed; {@code false} when the lease had expired and another holder
    *     took it over, or it was already released (a second release of one lease sends nothing)
+   * @throws IllegalArgumentException when the lease is another copy of writer-fence's (a method the
+   *     agent fenced), which the call that took it releases
    * @throws WriterFenceUnavailableException when the database cannot be reached, or kept failing
    *     transiently through the last attempt, while the lease was not lost; the lease then expires
    *     after its TTL
    */
   public boolean release(FenceLease lease) {
-    return Objects.requireNonNull(lease, "lease").held().release();
+    HeldLease held = Objects.requireNonNull(lease, "lease").held();
+    HeldFences.pop(lease); // on this thread; one released elsewhere drops off the stack later
+    return held.release();
   }
 
   /**
@@ -363,13 +373,9 @@ public final class WriterFence implements AutoCloseable {
   /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
   FencedCall enter(FenceRequest request) {
     Objects.requireNonNull(request, "request");
+    // A hold of this domain on the thread, from a fenced call or an acquire, of any copy of core.
     if (HeldFences.find(store, request.fenceName()).isPresent()) {
       return HeldLease.Joined.OUTER;
-    }
-    HeldLease own = acquirer.heldByThisThread(request.fenceName());
-    if (own != null) { // this thread's acquire or tryAcquire holds it: join, and show it as held
-      HeldFences.push(store, own.view);
-      return new HeldLease.Joined(own.view);
     }
     BusyRetryPolicy policy = request.retryPolicy().orElse(defaultRetryPolicy);
     refuseWhenClosed(request.fenceName());

@@ -14,6 +14,7 @@ import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.CountingListener;
 import dev.writerfence.testing.ForkedJvm;
+import dev.writerfence.testing.OtherWriter;
 import dev.writerfence.testing.Pools;
 import dev.writerfence.testing.RecordingLeaseStore;
 import dev.writerfence.testing.SwitchableDataSource;
@@ -100,8 +101,8 @@ class CoreCasesTest extends FenceTestSupport {
   void C02_busyHeldByAnotherProcessIsAskedOfTheDatabaseOnEveryAttempt() throws Exception {
     WriterFence otherProcess = fence(); // its own fence: its threads share no turns with ours
     FenceLease holder =
-        otherProcess
-            .tryAcquire(FenceRequest.builder(name).holderLabel("holder-x").ttl(TTL).build())
+        OtherWriter.tryAcquire(
+                otherProcess, FenceRequest.builder(name).holderLabel("holder-x").ttl(TTL).build())
             .orElseThrow();
     WriterFence fence = fence();
     AtomicInteger ran = new AtomicInteger();
@@ -200,8 +201,8 @@ class CoreCasesTest extends FenceTestSupport {
   @Test
   void C05_busyAcquireNeverAttemptsARelease() throws Exception {
     FenceLease holder =
-        fence()
-            .tryAcquire(FenceRequest.builder(name).holderLabel("holder").ttl(TTL).build())
+        OtherWriter.tryAcquire(
+                fence(), FenceRequest.builder(name).holderLabel("holder").ttl(TTL).build())
             .orElseThrow();
     RecordingLeaseStore store = recordingStore();
     WriterFence fence = fence(store);

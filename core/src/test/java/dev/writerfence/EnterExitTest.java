@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.spi.FencedCall;
+import dev.writerfence.testing.OtherWriter;
 import dev.writerfence.testing.SwitchableDataSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -46,10 +47,10 @@ class EnterExitTest extends FenceTestSupport {
   @Test
   void busyEnterThrowsAndPushesNothing() {
     WriterFence fence = fence();
-    WriterFence otherWriter = fence(); // another fence object: another holder, not a hold to join
+    WriterFence otherWriter = fence(); // another writer: its lease is no hold of this thread
     FenceLease other =
-        otherWriter
-            .tryAcquire(FenceRequest.builder(name).holderLabel("other").ttl(TTL).build())
+        OtherWriter.tryAcquire(
+                otherWriter, FenceRequest.builder(name).holderLabel("other").ttl(TTL).build())
             .orElseThrow();
 
     assertThatThrownBy(() -> fence.enter(request("advice")))

@@ -1,7 +1,9 @@
 package dev.writerfence;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStore;
@@ -13,7 +15,9 @@ import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.RecordingLeaseStore;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 
@@ -39,6 +43,22 @@ abstract class FenceTestSupport {
   @BeforeEach
   void freshFenceName(TestInfo test) {
     name = FenceNames.random(test.getTestMethod().map(Method::getName).orElse("test"));
+  }
+
+  /**
+   * A lease a test takes on its own thread is a hold of that thread until released, which every
+   * later fenced call of the same name and domain there would join: no test may leave one behind.
+   */
+  @AfterEach
+  void noHoldLeftOnTheTestThread() {
+    List<HeldFenceStack.Entry> left = HeldFenceStack.held();
+    for (HeldFenceStack.Entry entry : left) { // so that the next test starts clean
+      if (entry.lease() instanceof FenceLease lease) {
+        lease.held().release();
+      }
+      HeldFenceStack.pop(entry.lease());
+    }
+    assertThat(left).as("holds left on the test thread").isEmpty();
   }
 
   static WriterFence.Builder fence(DataSource dataSource) {

@@ -7,6 +7,7 @@ import dev.writerfence.context.HeldFences;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.lease.PgLeaseStore;
+import dev.writerfence.testing.OtherWriter;
 import dev.writerfence.testing.RecordingLeaseStore;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -46,8 +47,8 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(WriterFence.current(name)).isEmpty();
 
     FenceLease theirs =
-        fence()
-            .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
+        OtherWriter.tryAcquire(
+                fence(), FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
             .orElseThrow();
     AtomicInteger ran = new AtomicInteger();
     Throwable second = catchThrowable(() -> fence.call(request("again"), ran::incrementAndGet));
@@ -103,8 +104,8 @@ class HeldFenceStackTest extends FenceTestSupport {
     assertThat(HeldFences.holdsAny()).isFalse();
     assertThat(store.releaseTokens()).hasSize(1);
     FenceLease theirs =
-        fence()
-            .tryAcquire(FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
+        OtherWriter.tryAcquire(
+                fence(), FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
             .orElseThrow();
     assertThat(
             catchThrowable(
@@ -139,8 +140,8 @@ class HeldFenceStackTest extends FenceTestSupport {
     WriterFence otherDomain = fence(DB.dataSource()).schema(OTHER_SCHEMA).build();
     WriterFence otherDomainHolder = fence(DB.dataSource()).schema(OTHER_SCHEMA).build();
     FenceLease theirs =
-        otherDomainHolder
-            .tryAcquire(
+        OtherWriter.tryAcquire(
+                otherDomainHolder,
                 FenceRequest.builder(name).holderLabel("other-domain-holder").ttl(TTL).build())
             .orElseThrow();
     AtomicInteger ran = new AtomicInteger();

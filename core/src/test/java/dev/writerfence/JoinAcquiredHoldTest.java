@@ -42,8 +42,9 @@ class JoinAcquiredHoldTest extends FenceTestSupport {
     assertThat(store.acquireTokens()).as("no second acquire").hasSize(1);
     assertThat(store.releaseTokens()).as("the joined call releases nothing").isEmpty();
     assertThat(sql.state(name)).isEqualTo("held");
-    assertThat(WriterFence.current(name)).as("outside the call, as before").isEmpty();
+    assertThat(WriterFence.current(name)).as("outside the call, until released").containsSame(held);
     assertThat(fence.release(held)).isTrue();
+    assertThat(WriterFence.current(name)).as("after the release").isEmpty();
     assertThat(sql.state(name)).isEqualTo("free");
   }
 

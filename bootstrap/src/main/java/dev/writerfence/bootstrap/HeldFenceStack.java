@@ -17,8 +17,11 @@ import java.util.UUID;
  * join them, and to show their leases.
  *
  * <p>An entry counts as held only while it {@linkplain Entry#isValid() is valid}: a lease that was
- * released or lost (renewal failed, or the TTL ran out) is not held, though its entry stays until
- * its call ends. Only the calling thread reads or changes its own stack, so no locking is needed.
+ * released or lost (renewal failed, or the TTL ran out) is not held. Its entry stays until its call
+ * ends or until the next {@link #push} or {@link #held()} of the thread drops it, whichever comes
+ * first: a lease from {@code acquire} that is released on another thread has no call end on this
+ * one. Lost and released are final, so a dropped entry could never count again. Only the calling
+ * thread reads or changes its own stack, so no locking is needed.
  */
 public final class HeldFenceStack {
   private static final ThreadLocal<Deque<Entry>> STACK = ThreadLocal.withInitial(ArrayDeque::new);
@@ -92,7 +95,8 @@ public final class HeldFenceStack {
   }
 
   /**
-   * Records that this thread now holds {@code entry}'s lease.
+   * Records that this thread now holds {@code entry}'s lease, and drops the entries of leases that
+   * are no longer valid.
    *
    * @param entry the hold; never {@code null}
    * @throws NullPointerException when {@code entry} is {@code null}
@@ -101,7 +105,9 @@ public final class HeldFenceStack {
     if (entry == null) {
       throw new NullPointerException("entry is required");
     }
-    STACK.get().push(entry);
+    Deque<Entry> stack = STACK.get();
+    stack.removeIf(held -> !held.isValid());
+    stack.push(entry);
   }
 
   /**
@@ -141,14 +147,19 @@ public final class HeldFenceStack {
   }
 
   /**
+   * Drops the entries of leases that are no longer valid, and answers the others.
+   *
    * @return the valid entries of this thread, innermost first; never {@code null}
    */
   public static List<Entry> held() {
     List<Entry> entries = new ArrayList<>();
     Deque<Entry> stack = STACK.get();
-    for (Entry entry : stack) {
+    for (Iterator<Entry> it = stack.iterator(); it.hasNext(); ) {
+      Entry entry = it.next();
       if (entry.isValid()) {
         entries.add(entry);
+      } else {
+        it.remove();
       }
     }
     if (stack.isEmpty()) {

@@ -33,45 +33,30 @@ public final class HeldFences {
 
   /**
    * @param fenceName the fence name
-   * @return the innermost valid lease of this copy of core that this thread holds on that name, in
-   *     any domain
+   * @return the innermost valid hold this thread has on that name, in any domain, pushed by any
+   *     copy of core (its lease is another copy's when that copy pushed it)
    */
-  public static Optional<FenceLease> find(String fenceName) {
+  public static Optional<HeldFenceStack.Entry> find(String fenceName) {
     return find(null, fenceName);
   }
 
   /**
-   * @param domain the exclusion domain (the lease store); {@code null} for any
+   * Whether a fenced call of {@code domain} for {@code fenceName} runs inside a hold this thread
+   * has, and which: the one rule every weaving mode and every copy of core joins by.
+   *
+   * @param domain the exclusion domain (the lease store of the fence that would acquire); {@code
+   *     null} for any
    * @param fenceName the fence name
-   * @return the innermost valid lease of this copy of core that this thread holds on that name in
-   *     that domain
+   * @return the innermost valid hold this thread has on that name in that domain, pushed by any
+   *     copy of core
    */
-  public static Optional<FenceLease> find(Object domain, String fenceName) {
+  public static Optional<HeldFenceStack.Entry> find(Object domain, String fenceName) {
     for (HeldFenceStack.Entry entry : HeldFenceStack.held()) {
-      if (entry.fenceName().equals(fenceName)
-          && entry.lease() instanceof FenceLease lease
-          && (domain == null || inDomain(entry, domain))) {
-        return Optional.of(lease);
+      if (entry.fenceName().equals(fenceName) && (domain == null || inDomain(entry, domain))) {
+        return Optional.of(entry);
       }
     }
     return Optional.empty();
-  }
-
-  /**
-   * Whether a fenced call of {@code store} for {@code fenceName} runs inside a hold this thread
-   * has, pushed by any copy of core: the one rule every weaving mode joins by.
-   *
-   * @param store the store of the fence that would acquire; never {@code null}
-   * @param fenceName the fence name
-   * @return {@code true} when this thread holds a valid lease on that name in that store's domain
-   */
-  public static boolean holdsInDomain(LeaseStore store, String fenceName) {
-    for (HeldFenceStack.Entry entry : HeldFenceStack.held()) {
-      if (entry.fenceName().equals(fenceName) && inDomain(entry, store)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**

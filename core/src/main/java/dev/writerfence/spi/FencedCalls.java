@@ -56,10 +56,11 @@ public final class FencedCalls {
   /**
    * The enter half of a fenced call, for advice that runs before and after a method instead of
    * around it (the agent's Byte Buddy advice). Inside a hold of the same fence name in the fence's
-   * domain, or of an {@code acquire}/{@code tryAcquire} of the same fence on this thread, the call
-   * joins that hold (no acquire); otherwise it acquires with busy retry and pushes the lease on the
-   * thread's held-fence stack. The caller must then call {@link FencedCall#exit} exactly once on
-   * this thread, whatever the method did.
+   * domain on this thread (of a fenced call or of an {@code acquire}/{@code tryAcquire} not yet
+   * released, pushed by any copy of core in the JVM), the call joins that hold (no acquire);
+   * otherwise it acquires with busy retry and pushes the lease on the thread's held-fence stack.
+   * The caller must then call {@link FencedCall#exit} exactly once on this thread, whatever the
+   * method did.
    *
    * @param fence the fence; never {@code null}
    * @param request the request; never {@code null}

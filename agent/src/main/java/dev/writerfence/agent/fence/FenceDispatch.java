@@ -59,7 +59,7 @@ public final class FenceDispatch {
     }
     WriterFence f = fence();
     var request = spec.request(args, f.defaultRetryPolicy());
-    if (HeldFences.holdsInDomain(FencedCalls.store(f), request.fenceName())) {
+    if (HeldFences.find(FencedCalls.store(f), request.fenceName()).isPresent()) {
       // This thread holds the name in the agent fence's domain, maybe through the application's
       // own copy of core (Spring AOP, AspectJ, the API) on the same database and schema: run
       // inside that hold rather than contend with it. A hold of another domain is another fence.
