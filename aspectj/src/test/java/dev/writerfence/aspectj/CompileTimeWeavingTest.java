@@ -8,6 +8,7 @@ import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
+import dev.writerfence.testing.OtherWriter;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,8 +63,8 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
 
     // One fence per bucket: bucket a held elsewhere does not stop a writer of bucket b.
     FenceLease other =
-        otherWriter
-            .tryAcquire(
+        OtherWriter.tryAcquire(
+                otherWriter,
                 FenceRequest.builder("corpus:" + a)
                     .holderLabel("other")
                     .ttl(Duration.ofSeconds(30))
@@ -105,8 +106,8 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
     String bucket = TestFence.uniqueId("busy");
     String name = "corpus:" + bucket;
     FenceLease other =
-        otherWriter
-            .tryAcquire(
+        OtherWriter.tryAcquire(
+                otherWriter,
                 FenceRequest.builder(name)
                     .holderLabel("other-writer")
                     .ttl(Duration.ofSeconds(30))
@@ -168,8 +169,8 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
 
     // After the outer hold ends another writer acquires at once, with the next token.
     FenceLease next =
-        otherWriter
-            .tryAcquire(
+        OtherWriter.tryAcquire(
+                otherWriter,
                 FenceRequest.builder(name)
                     .holderLabel("next-writer")
                     .ttl(Duration.ofSeconds(30))

@@ -12,6 +12,7 @@ import dev.writerfence.spring.app.Writers;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
+import dev.writerfence.testing.OtherWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -38,8 +39,8 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     String name = FenceNames.random("metrics");
     WriterFence other = WriterFence.builder(EmbeddedDatabase.get().dataSource()).build();
     FenceLease held =
-        other
-            .tryAcquire(
+        OtherWriter.tryAcquire(
+                other,
                 FenceRequest.builder(name)
                     .holderLabel("other-writer")
                     .ttl(Duration.ofSeconds(30))
