@@ -163,7 +163,7 @@ final class LeaseAcquirer {
       turn = takeTurn(fenceName, policy != null ? policy : defaultPolicy);
     }
     if (turn == null) {
-      return busy(fenceName, holderLabel, ttl, policy, request, 0, busyThrows);
+      return busy(fenceName, holderLabel, ttl, policy, request, 0, busyThrows, queued);
     }
     StoreOutcome outcome;
     try {
@@ -182,7 +182,8 @@ final class LeaseAcquirer {
     }
     if (outcome.lease() == null) {
       turn.giveBack();
-      return busy(fenceName, holderLabel, ttl, policy, request, outcome.attempts(), busyThrows);
+      return busy(
+          fenceName, holderLabel, ttl, policy, request, outcome.attempts(), busyThrows, queued);
     }
     return Optional.of(outcome.lease());
   }
@@ -264,7 +265,8 @@ final class LeaseAcquirer {
       BusyRetryPolicy policy,
       FenceRequest request,
       int attempts,
-      boolean busyThrows) {
+      boolean busyThrows,
+      long queuedNanos) {
     if (!busyThrows) {
       return Optional.empty();
     }
@@ -277,7 +279,9 @@ final class LeaseAcquirer {
         fenceName,
         attempts,
         holder.map(LeaseStatus::holderLabel).orElse(null),
-        holder.map(LeaseStatus::expiresAt).orElse(null));
+        holder.map(LeaseStatus::expiresAt).orElse(null),
+        Duration.ofNanos(System.nanoTime() - queuedNanos),
+        (policy != null ? policy : defaultPolicy).scheduledWait());
   }
 
   /**

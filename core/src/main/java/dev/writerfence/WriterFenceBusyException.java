@@ -1,5 +1,6 @@
 package dev.writerfence;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -15,6 +16,7 @@ public final class WriterFenceBusyException extends WriterFenceException {
   private final int attempts;
   private final String holderLabel;
   private final transient Instant holderExpiresAt;
+  private final transient Duration waited;
 
   /**
    * @param fenceName the busy fence; never {@code null}
@@ -27,23 +29,80 @@ public final class WriterFenceBusyException extends WriterFenceException {
    */
   public WriterFenceBusyException(
       String fenceName, int attempts, String holderLabel, Instant holderExpiresAt) {
-    super(fenceName, message(fenceName, attempts, holderLabel, holderExpiresAt), null);
+    this(fenceName, attempts, holderLabel, holderExpiresAt, null, null);
+  }
+
+  /**
+   * A busy answer that says how long the caller waited and against which budget.
+   *
+   * @param fenceName the busy fence; never {@code null}
+   * @param attempts as in {@link #WriterFenceBusyException(String, int, String, Instant)}
+   * @param holderLabel label of the holder seen after the last attempt, or {@code null} if unknown
+   * @param holderExpiresAt expiry of that holder's lease (database clock), or {@code null}
+   * @param waited how long the call waited in all, turns in this process included, or {@code null}
+   *     if not measured
+   * @param budget the retry policy's scheduled waits ({@code BusyRetryPolicy.scheduledWait()}), or
+   *     {@code null} if not known
+   */
+  public WriterFenceBusyException(
+      String fenceName,
+      int attempts,
+      String holderLabel,
+      Instant holderExpiresAt,
+      Duration waited,
+      Duration budget) {
+    super(
+        fenceName,
+        message(fenceName, attempts, holderLabel, holderExpiresAt, waited, budget),
+        null);
     this.attempts = attempts;
     this.holderLabel = holderLabel;
     this.holderExpiresAt = holderExpiresAt;
+    this.waited = waited;
   }
 
-  private static String message(String name, int attempts, String label, Instant expiresAt) {
+  private static String message(
+      String name,
+      int attempts,
+      String label,
+      Instant expiresAt,
+      Duration waited,
+      Duration budget) {
     return "writer-fence: fence '"
         + name
         + (attempts == 0
             ? "' is busy: its turn in this process stayed with another acquire of the same fence"
-                + " (another thread's, or this thread's own not yet released) through the wait;"
-            : "' is busy after " + attempts + (attempts == 1 ? " attempt" : " attempts") + ":")
-        + " held by "
+                + " (another thread's, or this thread's own not yet released) through the wait"
+            : "' is busy after " + attempts + (attempts == 1 ? " attempt" : " attempts"))
+        + waitedText(waited, budget)
+        + ": held by "
         + (label == null ? "an unknown holder" : "'" + label + "'")
         + (expiresAt == null ? "" : " until " + expiresAt + " (database clock)")
         + "; the guarded code did not run";
+  }
+
+  /** " in 3.2s (budget …; the settings that change it)", or nothing when not measured. */
+  private static String waitedText(Duration waited, Duration budget) {
+    if (waited == null) {
+      return "";
+    }
+    return " in "
+        + text(waited)
+        + (budget == null ? "" : " against a budget of " + text(budget) + " of retry waits")
+        + " (to wait longer raise writer-fence.retry.max-attempts or retry.max-interval, or the"
+        + " annotation's retryMaxAttempts)";
+  }
+
+  private static String text(Duration d) {
+    long ms = d.toMillis();
+    return ms < 1000 ? ms + "ms" : String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
+  }
+
+  /**
+   * @return how long the call waited in all before giving up, if measured
+   */
+  public Optional<Duration> waited() {
+    return Optional.ofNullable(waited);
   }
 
   /**

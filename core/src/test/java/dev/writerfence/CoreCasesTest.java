@@ -115,8 +115,13 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(ran).hasValue(0);
     assertThat(busy.attempts()).isEqualTo(QUICK_RETRY.maxAttempts());
     assertThat(busy)
-        .hasMessageContaining("busy after 3 attempts")
+        .hasMessageContaining("busy after 3 attempts in ")
+        .hasMessageContaining(
+            "against a budget of "
+                + QUICK_RETRY.scheduledWait().toMillis()
+                + "ms of retry waits (to wait longer raise writer-fence.retry.max-attempts")
         .hasMessageContaining("'holder-x'");
+    assertThat(busy.waited()).hasValueSatisfying(w -> assertThat(w).isPositive());
     assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("late").ttl(TTL).build()))
         .isEmpty();
     assertThat(otherProcess.release(holder)).isTrue();

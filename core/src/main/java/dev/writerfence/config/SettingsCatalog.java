@@ -141,6 +141,33 @@ public final class SettingsCatalog {
           .meaning("install (idempotently) the SQL contract at start-up; Flyway in production")
           .build();
 
+  /**
+   * {@code schema.flyway.enabled}: whether Spring migrates the contract with its own Flyway run.
+   */
+  public static final Setting<Boolean> SCHEMA_FLYWAY_ENABLED =
+      Setting.builder("schema.flyway.enabled", Kind.FLAG, v -> flag("schema.flyway.enabled", v))
+          .readBy(SPRING)
+          .defaultValue("true")
+          .allowed("true or false")
+          .example("false")
+          .meaning(
+              "when the application has a Flyway bean, migrate the SQL contract with a Flyway run"
+                  + " of its own (the application's migrations untouched)")
+          .build();
+
+  /** {@code schema.flyway.table}: the history table of Spring's Flyway run of the contract. */
+  public static final Setting<String> SCHEMA_FLYWAY_TABLE =
+      Setting.builder(
+              "schema.flyway.table",
+              Kind.TEXT,
+              v -> FenceSchema.checkIdentifier("schema.flyway.table", v))
+          .readBy(SPRING)
+          .defaultValue("writer_fence_flyway_history")
+          .allowed("a lower-case SQL identifier")
+          .example("writer_fence_flyway_history")
+          .meaning("history table of that Flyway run, in the contract's schema")
+          .build();
+
   /** {@code holder}: the default holder label. */
   public static final Setting<String> HOLDER =
       Setting.builder("holder", Kind.TEXT, FenceArguments::holderLabel)
@@ -379,6 +406,8 @@ public final class SettingsCatalog {
           SCHEMA,
           SCHEMA_NAME,
           SCHEMA_INITIALIZE,
+          SCHEMA_FLYWAY_ENABLED,
+          SCHEMA_FLYWAY_TABLE,
           HOLDER,
           TTL,
           RENEW_INTERVAL,

@@ -18,6 +18,7 @@ import org.springframework.test.context.DynamicPropertySource;
     properties = {
       "server.address=127.0.0.1",
       "spring.flyway.enabled=false",
+      "spring.liquibase.enabled=false",
       "management.endpoints.web.exposure.include=health,writerfence,metrics",
       "management.endpoint.health.show-details=always",
       "writer-fence.holder=fenced-app",

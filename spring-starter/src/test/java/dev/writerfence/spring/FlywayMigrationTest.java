@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
 import dev.writerfence.testing.EmbeddedDatabase;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -16,16 +18,100 @@ import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 
-/** A Flyway user runs the migration shipped in the core jar; the fence then works. */
+/**
+ * The starter's own Flyway run of the contract, beside the application's Flyway (whose {@code
+ * db/migration/V1__app.sql} is this module's test resource): its schema and history table, a
+ * contract installed before without Flyway taken over, and the switch that turns it off.
+ */
 class FlywayMigrationTest {
+  private final EmbeddedDatabase db = EmbeddedDatabase.get();
 
   @Test
-  void flywayInstallsTheContractFromTheCoreJar() {
-    String database = "wf_flyway_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    EmbeddedDatabase db = EmbeddedDatabase.get();
+  void theContractMigratesIntoItsSchemaWithItsOwnHistoryTable() {
+    String database = freshDatabase();
+    String schema = "wf_fw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    runner(database)
+        .withPropertyValues(
+            "writer-fence.schema.name=" + schema,
+            "writer-fence.schema.flyway.table=contract_history")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              JdbcTemplate jdbc = jdbc(database);
+              assertThat(versions(jdbc, "public.flyway_schema_history")).containsExactly("1");
+              assertThat(versions(jdbc, schema + ".contract_history")).containsExactly("1");
+              assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
+                  .isEqualTo(Status.UP);
+              WriterFence fence = context.getBean(WriterFence.class);
+              FenceLease lease =
+                  fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
+              assertThat(lease.fencingToken()).isEqualTo(1);
+              assertThat(fence.release(lease)).isTrue();
+            });
+  }
+
+  @Test
+  void aContractInstalledWithoutFlywayIsTakenOverAndKeepsItsRows() throws Exception {
+    String database = freshDatabase();
+    FenceSchema.defaults().install(db.dataSource(database, "postgres", null));
+    WriterFence before = WriterFence.builder(db.dataSource(database, "postgres", null)).build();
+    FenceLease first = before.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
+    assertThat(before.release(first)).isTrue();
+    before.close();
+
+    runner(database)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(versions(jdbc(database), "writer_fence.writer_fence_flyway_history"))
+                  .containsExactly("0", "1");
+              WriterFence fence = context.getBean(WriterFence.class);
+              FenceLease lease =
+                  fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
+              assertThat(lease.fencingToken()).isEqualTo(first.fencingToken() + 1);
+              assertThat(fence.release(lease)).isTrue();
+            });
+  }
+
+  @Test
+  void turnedOffTheContractIsLeftAloneAndHealthSaysItIsMissing() {
+    String database = freshDatabase();
+    runner(database)
+        .withPropertyValues("writer-fence.schema.flyway.enabled=false")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(versions(jdbc(database), "public.flyway_schema_history"))
+                  .containsExactly("1");
+              var health = context.getBean(WriterFenceHealthIndicator.class).health(true);
+              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(String.valueOf(health.getDetails().get("error")))
+                  .contains("writer_fence is missing");
+            });
+  }
+
+  private String freshDatabase() {
+    String database = "wf_fw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     db.execute("CREATE DATABASE " + database + " ENCODING 'UTF8' TEMPLATE template0");
-    new ApplicationContextRunner()
+    return database;
+  }
+
+  private JdbcTemplate jdbc(String database) {
+    return new JdbcTemplate(db.dataSource(database, "postgres", null));
+  }
+
+  private static List<String> versions(JdbcTemplate jdbc, String table) {
+    return jdbc.queryForList(
+        "SELECT version FROM "
+            + table
+            + " WHERE success AND version IS NOT NULL ORDER BY installed_rank",
+        String.class);
+  }
+
+  private ApplicationContextRunner runner(String database) {
+    return new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(
                 DataSourceAutoConfiguration.class,
@@ -35,27 +121,6 @@ class FlywayMigrationTest {
         .withPropertyValues(
             "spring.datasource.url=" + db.jdbcUrl(database),
             "spring.datasource.username=postgres",
-            "spring.flyway.locations=classpath:writer-fence/db/migration",
-            "spring.flyway.placeholders.writer_fence_schema=writer_fence",
-            "spring.flyway.placeholders.writer_fence_role=CURRENT_USER",
-            "writer-fence.schema.initialize=false")
-        .run(
-            context -> {
-              assertThat(context).hasNotFailed();
-              assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
-                  .isEqualTo(Status.UP);
-              WriterFence fence = context.getBean(WriterFence.class);
-              FenceLease lease =
-                  fence
-                      .tryAcquire(FenceRequest.builder("corpus").holderLabel("flyway").build())
-                      .orElseThrow();
-              assertThat(lease.fencingToken()).isEqualTo(1);
-              assertThat(fence.release(lease)).isTrue();
-            });
-    assertThat(
-            EmbeddedDatabase.get()
-                .queryValue(
-                    String.class, "SELECT datname FROM pg_database WHERE datname = ?", database))
-        .isEqualTo(database);
+            "writer-fence.schema.initialize=false");
   }
 }

@@ -51,7 +51,10 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
         .isInstanceOf(WriterFenceBusyException.class);
     assertThat(count(MicrometerFenceListener.BUSY, name)).isEqualTo(1.0);
     assertThat(count(MicrometerFenceListener.RETRIES, name)).isEqualTo(1.0); // 2 attempts
-    assertThat(meters.find(MicrometerFenceListener.ACQUIRE).tag("fence", name).timer()).isNull();
+    // The series' other meters exist at zero from its first event on, the acquire timer too.
+    assertThat(meters.find(MicrometerFenceListener.ACQUIRE).tag("fence", name).timer().count())
+        .isZero();
+    assertThat(count(MicrometerFenceListener.LOST, name)).isZero();
 
     other.release(held);
     AtomicReference<Double> heldInside = new AtomicReference<>();

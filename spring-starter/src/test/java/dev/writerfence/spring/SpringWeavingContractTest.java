@@ -22,7 +22,11 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(
     classes = SpringWeavingContractTest.App.class,
-    properties = {"spring.flyway.enabled=false", "logging.level.root=WARN"})
+    properties = {
+      "spring.flyway.enabled=false",
+      "spring.liquibase.enabled=false",
+      "logging.level.root=WARN"
+    })
 class SpringWeavingContractTest extends InProcessWeavingContract {
   @Autowired WriterFence fence;
   @Autowired MethodFencedWriter methodFenced;

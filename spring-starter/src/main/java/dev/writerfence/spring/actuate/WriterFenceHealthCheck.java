@@ -37,6 +37,13 @@ public final class WriterFenceHealthCheck {
     public Outcome {
       details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
     }
+
+    /**
+     * @return {@code UP} or {@code DOWN}, the status codes of every Spring Boot line
+     */
+    public String status() {
+      return up ? "UP" : "DOWN";
+    }
   }
 
   /**

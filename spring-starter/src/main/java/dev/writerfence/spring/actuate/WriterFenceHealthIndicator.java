@@ -32,18 +32,20 @@ public class WriterFenceHealthIndicator extends AbstractHealthIndicator {
    */
   public WriterFenceHealthIndicator(
       DataSource dataSource, String schema, int queryTimeoutSeconds, String backend) {
+    this(new WriterFenceHealthCheck(dataSource, schema, queryTimeoutSeconds, backend));
+  }
+
+  /**
+   * @param check the fence's health check
+   */
+  public WriterFenceHealthIndicator(WriterFenceHealthCheck check) {
     super("writer-fence health check failed");
-    this.check = new WriterFenceHealthCheck(dataSource, schema, queryTimeoutSeconds, backend);
+    this.check = check;
   }
 
   @Override
   protected void doHealthCheck(Health.Builder builder) throws SQLException {
     WriterFenceHealthCheck.Outcome outcome = check.check();
-    builder.withDetails(outcome.details());
-    if (outcome.up()) {
-      builder.up();
-    } else {
-      builder.down();
-    }
+    builder.status(outcome.status()).withDetails(outcome.details());
   }
 }

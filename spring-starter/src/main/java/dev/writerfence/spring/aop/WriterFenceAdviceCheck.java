@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
@@ -145,26 +144,8 @@ public final class WriterFenceAdviceCheck implements SmartInitializingSingleton 
     return found;
   }
 
-  /** The classes of the bean definitions (the target classes of JDK proxies). */
   private Set<Class<?>> beanClasses() {
-    Set<Class<?>> types = new LinkedHashSet<>();
-    for (String name : beanFactory.getBeanDefinitionNames()) {
-      Class<?> type;
-      try {
-        type = beanFactory.getType(name, false);
-      } catch (RuntimeException e) {
-        continue;
-      }
-      if (type != null && java.lang.reflect.Proxy.isProxyClass(type)) {
-        Object singleton =
-            beanFactory.containsSingleton(name) ? beanFactory.getSingleton(name) : null;
-        type = singleton != null ? AopProxyUtils.ultimateTargetClass(singleton) : null;
-      }
-      if (type != null) {
-        types.add(ClassUtils.getUserClass(type));
-      }
-    }
-    return types;
+    return BeanClasses.of(beanFactory);
   }
 
   /** ajc leaves {@code ajc$} members in the classes it weaves; their advice needs no proxy. */

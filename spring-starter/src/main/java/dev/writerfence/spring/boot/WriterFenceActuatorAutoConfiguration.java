@@ -3,6 +3,7 @@ package dev.writerfence.spring.boot;
 import dev.writerfence.WriterFence;
 import dev.writerfence.spring.actuate.WriterFenceEndpoint;
 import dev.writerfence.spring.actuate.WriterFenceEndpointWebExtension;
+import dev.writerfence.spring.actuate.WriterFenceHealthCheck;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.store.lease.PgLeaseStore;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -53,11 +54,23 @@ public class WriterFenceActuatorAutoConfiguration {
     @ConditionalOnEnabledHealthIndicator("writerfence")
     WriterFenceHealthIndicator writerFenceHealthIndicator(
         WriterFenceDataSource dataSource, WriterFenceProperties properties) {
-      return new WriterFenceHealthIndicator(
-          dataSource.dataSource(),
-          properties.getSchema().getName(),
-          PgLeaseStore.queryTimeoutSeconds(properties.getQueryTimeout()),
-          properties.getBackend());
+      return new WriterFenceHealthIndicator(healthCheck(dataSource, properties));
     }
+  }
+
+  /**
+   * The health check every Spring Boot line's indicator adapts.
+   *
+   * @param dataSource the fence's connections
+   * @param properties {@code writer-fence.*}: schema, query timeout, backend
+   * @return the check
+   */
+  public static WriterFenceHealthCheck healthCheck(
+      WriterFenceDataSource dataSource, WriterFenceProperties properties) {
+    return new WriterFenceHealthCheck(
+        dataSource.dataSource(),
+        properties.getSchema().getName(),
+        PgLeaseStore.queryTimeoutSeconds(properties.getQueryTimeout()),
+        properties.getBackend());
   }
 }

@@ -15,12 +15,15 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.util.function.SingletonSupplier;
@@ -75,11 +78,35 @@ public class WriterFenceAutoConfiguration {
     return WriterFenceDataSource.shared(ds);
   }
 
+  /**
+   * The contract into the database before the fence exists; after the application's own database
+   * initialization (its Flyway or Liquibase run, which may include the contract's changelog).
+   */
   @Bean
   @ConditionalOnMissingBean
+  @DependsOnDatabaseInitialization
   WriterFenceSchemaInitializer writerFenceSchemaInitializer(
-      WriterFenceDataSource dataSource, WriterFenceProperties properties) {
-    return new WriterFenceSchemaInitializer(dataSource.dataSource(), properties.getSchema());
+      WriterFenceDataSource dataSource,
+      WriterFenceProperties properties,
+      ObjectProvider<ContractMigration> migration) {
+    return new WriterFenceSchemaInitializer(
+        dataSource.dataSource(), properties.getSchema(), migration.getIfUnique());
+  }
+
+  /**
+   * The contract's own Flyway run when the application migrates with Flyway (it has a Flyway bean):
+   * the application's {@code spring.flyway.*} stay its own.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.flywaydb.core.Flyway")
+  @ConditionalOnBean(type = "org.flywaydb.core.Flyway")
+  @ConditionalOnBooleanProperty(name = "writer-fence.schema.flyway.enabled", matchIfMissing = true)
+  static class FlywayConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(ContractMigration.class)
+    WriterFenceFlywayMigration writerFenceFlywayMigration(WriterFenceProperties properties) {
+      return new WriterFenceFlywayMigration(properties.getSchema());
+    }
   }
 
   /**

@@ -320,6 +320,10 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
     check(errors, "schema.name", () -> FenceSchema.checkIdentifier("schema.name", p.schema.name));
     check(
         errors,
+        "schema.flyway.table",
+        () -> FenceSchema.checkIdentifier("schema.flyway.table", p.schema.flyway.table));
+    check(
+        errors,
         "datasource.url",
         () -> {
           String url = p.datasource.url;
@@ -432,6 +436,9 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
      */
     private Boolean initialize;
 
+    /** The contract's own Flyway run ({@code writer-fence.schema.flyway.*}). */
+    private final Flyway flyway = new Flyway();
+
     public String getName() {
       return name;
     }
@@ -446,6 +453,39 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
 
     public void setInitialize(Boolean initialize) {
       this.initialize = initialize;
+    }
+
+    public Flyway getFlyway() {
+      return flyway;
+    }
+  }
+
+  /** The SQL contract's own Flyway run ({@code writer-fence.schema.flyway.*}). */
+  public static class Flyway {
+    /**
+     * Whether to migrate the SQL contract with a Flyway run of its own when the application has a
+     * Flyway bean: its own history table in the contract's schema, the application's migrations
+     * untouched.
+     */
+    private boolean enabled = true;
+
+    /** History table of the contract's Flyway run, in the contract's schema. */
+    private String table = "writer_fence_flyway_history";
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getTable() {
+      return table;
+    }
+
+    public void setTable(String table) {
+      this.table = table;
     }
   }
 

@@ -39,8 +39,11 @@ import java.util.function.Supplier;
  *   <tr><td>{@value #HELD}</td><td>gauge</td><td>leases held now</td></tr>
  * </table>
  *
- * Fence names made from arguments ({@code "bucket:{0}"}) give one series per name: keep their
- * number bounded.
+ * Every meter of a series ({@code fence}, {@code holder}) is registered together, at zero, the
+ * first time the series is seen: so {@value #ACQUIRE} exists on an instance whose calls were all
+ * busy. {@link #register} registers a series before any call (the starter does so at start-up for
+ * each fence name a {@code @WriterFenced} method spells out). Fence names made from arguments
+ * ({@code "bucket:{0}"}) give one series per name: keep their number bounded.
  */
 public final class MicrometerFenceListener implements FenceListener {
   /** Timer of acquired leases. */
@@ -64,6 +67,16 @@ public final class MicrometerFenceListener implements FenceListener {
   /** Gauge of leases held now. */
   public static final String HELD = "writer.fence.leases.held";
 
+  private static final String BUSY_TEXT = "Fenced calls refused busy after their last attempt";
+  private static final String RETRIES_TEXT = "Busy acquire attempts that were tried again";
+  private static final String UNAVAILABLE_TEXT =
+      "Fenced calls refused: the database could not confirm the lease";
+  private static final String RELEASE_MISMATCH_TEXT =
+      "Releases that found another holder or a free row";
+  private static final String LOST_TEXT =
+      "Held leases lost: a renewal found them expired or taken over, or none confirmed them within"
+          + " their TTL";
+
   private final Supplier<MeterRegistry> registry;
   private final String defaultHolderLabel;
   private final ConcurrentMap<Tags, Set<FenceLease>> held = new ConcurrentHashMap<>();
@@ -78,18 +91,27 @@ public final class MicrometerFenceListener implements FenceListener {
     this.defaultHolderLabel = defaultHolderLabel;
   }
 
+  /**
+   * Registers every meter of one series at zero, before any call counts in it.
+   *
+   * @param fenceName the fence name
+   * @param holderLabel the holder label, or {@code null} for the fence's default
+   */
+  public void register(String fenceName, String holderLabel) {
+    MeterRegistry r = registry.get();
+    if (r != null) {
+      series(r, tags(fenceName, holderLabel != null ? holderLabel : defaultHolderLabel));
+    }
+  }
+
   @Override
   public void acquired(FenceLease lease, int attempts, Duration waited) {
     MeterRegistry r = registry.get();
     if (r == null) {
       return;
     }
-    Tags tags = tags(lease.fenceName(), lease.holderLabel());
-    Timer.builder(ACQUIRE)
-        .description("Acquired writer-fence leases: time from the first attempt to the lease")
-        .tags(tags)
-        .register(r)
-        .record(waited);
+    Tags tags = series(r, tags(lease.fenceName(), lease.holderLabel()));
+    timer(r, tags).record(waited);
     retried(r, tags, attempts);
     heldSet(r, tags).add(lease);
   }
@@ -100,8 +122,9 @@ public final class MicrometerFenceListener implements FenceListener {
     if (r == null) {
       return;
     }
-    Tags tags = tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel));
-    counter(r, BUSY, "Fenced calls refused busy after their last attempt", tags).increment();
+    Tags tags =
+        series(r, tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel)));
+    counter(r, BUSY, BUSY_TEXT, tags).increment();
     retried(r, tags, attempts);
   }
 
@@ -111,9 +134,9 @@ public final class MicrometerFenceListener implements FenceListener {
     if (r == null) {
       return;
     }
-    Tags tags = tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel));
-    counter(r, UNAVAILABLE, "Fenced calls refused: the database could not confirm the lease", tags)
-        .increment();
+    Tags tags =
+        series(r, tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel)));
+    counter(r, UNAVAILABLE, UNAVAILABLE_TEXT, tags).increment();
   }
 
   @Override
@@ -124,8 +147,7 @@ public final class MicrometerFenceListener implements FenceListener {
     }
     Tags tags = forget(lease);
     if (!freed) {
-      counter(r, RELEASE_MISMATCH, "Releases that found another holder or a free row", tags)
-          .increment();
+      counter(r, RELEASE_MISMATCH, RELEASE_MISMATCH_TEXT, tags).increment();
     }
   }
 
@@ -136,17 +158,33 @@ public final class MicrometerFenceListener implements FenceListener {
       return;
     }
     Tags tags = forget(lease);
-    counter(
-            r,
-            LOST,
-            "Held leases lost: a renewal found them expired or taken over, or none confirmed them"
-                + " within their TTL",
-            tags)
-        .increment();
+    counter(r, LOST, LOST_TEXT, tags).increment();
+  }
+
+  /** Registers every meter of the series {@code tags} (once; Micrometer keeps them). */
+  private Tags series(MeterRegistry r, Tags tags) {
+    if (held.containsKey(tags)) {
+      return tags;
+    }
+    timer(r, tags);
+    counter(r, BUSY, BUSY_TEXT, tags);
+    counter(r, RETRIES, RETRIES_TEXT, tags);
+    counter(r, UNAVAILABLE, UNAVAILABLE_TEXT, tags);
+    counter(r, RELEASE_MISMATCH, RELEASE_MISMATCH_TEXT, tags);
+    counter(r, LOST, LOST_TEXT, tags);
+    heldSet(r, tags);
+    return tags;
+  }
+
+  private static Timer timer(MeterRegistry r, Tags tags) {
+    return Timer.builder(ACQUIRE)
+        .description("Acquired writer-fence leases: time from the first attempt to the lease")
+        .tags(tags)
+        .register(r);
   }
 
   private static void retried(MeterRegistry r, Tags tags, int attempts) {
-    Counter retries = counter(r, RETRIES, "Busy acquire attempts that were tried again", tags);
+    Counter retries = counter(r, RETRIES, RETRIES_TEXT, tags);
     if (attempts > 1) {
       retries.increment(attempts - 1);
     }

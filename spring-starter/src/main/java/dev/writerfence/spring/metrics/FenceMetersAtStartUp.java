@@ -1,0 +1,57 @@
+package dev.writerfence.spring.metrics;
+
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spring.aop.BeanClasses;
+import dev.writerfence.weaving.FenceNameTemplate;
+import dev.writerfence.weaving.FencedMethods;
+import java.lang.reflect.Method;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+
+/**
+ * Registers, once all singletons exist, the meters of every fence name that a {@code @WriterFenced}
+ * method of a bean spells out (no {@code {n}} placeholder), tagged with the holder label its calls
+ * use: a dashboard or alert on {@code writer.fence.*} finds its series before the first call, also
+ * on an instance whose calls are all busy. Names made from arguments get theirs at first use.
+ */
+public final class FenceMetersAtStartUp implements SmartInitializingSingleton {
+  private final ConfigurableListableBeanFactory beanFactory;
+  private final ObjectProvider<MicrometerFenceListener> meters;
+
+  /**
+   * @param beanFactory the application's bean factory
+   * @param meters the listener whose series are registered (none: nothing is)
+   */
+  public FenceMetersAtStartUp(
+      ConfigurableListableBeanFactory beanFactory, ObjectProvider<MicrometerFenceListener> meters) {
+    this.beanFactory = beanFactory;
+    this.meters = meters;
+  }
+
+  @Override
+  public void afterSingletonsInstantiated() {
+    MicrometerFenceListener listener = meters.getIfUnique();
+    if (listener == null) {
+      return;
+    }
+    for (Class<?> type : BeanClasses.of(beanFactory)) {
+      Method[] methods;
+      try {
+        methods = type.getMethods();
+      } catch (LinkageError e) {
+        continue;
+      }
+      for (Method m : methods) {
+        try {
+          FencedMethods.lookup(m)
+              .filter(f -> FenceNameTemplate.parse(f.annotation().value()).isConstant())
+              .map(f -> f.request(null, BusyRetryPolicy.defaults()))
+              .ifPresent(r -> listener.register(r.fenceName(), r.holderLabel().orElse(null)));
+        } catch (IllegalArgumentException e) {
+          // A bad annotation: its calls fail naming the rule; nothing to count here.
+        }
+      }
+    }
+  }
+}
