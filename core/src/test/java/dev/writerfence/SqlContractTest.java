@@ -241,8 +241,12 @@ class SqlContractTest extends FenceTestSupport {
     }
     assertThat(
             DB.queryValue(
-                Long.class, "SELECT count(*) FROM pg_tables WHERE schemaname = ?", schema))
-        .isEqualTo(1L);
+                String.class,
+                "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
+                    + " WHERE schemaname = ?",
+                schema))
+        .as("one lease table and one waiter table")
+        .isEqualTo("lease,waiter");
     ContractCalls installed = new ContractCalls(DB.dataSource(), schema);
     assertThat(installed.acquire(name, UUID.randomUUID(), "after", 30)).isEqualTo(1L);
   }

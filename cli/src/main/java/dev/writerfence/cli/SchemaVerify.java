@@ -45,6 +45,12 @@ final class SchemaVerify implements Callable<Integer> {
   private static final String TABLE_PRIVILEGES =
       "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER";
 
+  /** The contract's tables (lease rows, queued tickets): closed to all but their owner. */
+  private static final List<String> TABLES = List.of("lease", "waiter");
+
+  /** The contract's views for operators, readable by the application role. */
+  private static final List<String> VIEWS = List.of("lease_status", "queue_status");
+
   @Spec CommandLine.Model.CommandSpec spec;
 
   @Mixin DatabaseOptions.RequiredUrl db;
@@ -85,14 +91,20 @@ final class SchemaVerify implements Callable<Integer> {
         return done();
       }
       checkVersion(c, s);
-      checkNoPublicPrivilege(c, s + ".lease", "table");
-      checkNoPublicPrivilege(c, s + ".lease_status", "view");
-      check(
-          exists(
-              c,
-              "SELECT count(*) FROM pg_class WHERE oid = to_regclass(?) AND relrowsecurity",
-              s + ".lease"),
-          s + ".lease has row-level security on");
+      for (String table : TABLES) {
+        checkNoPublicPrivilege(c, s + "." + table, "table");
+      }
+      for (String view : VIEWS) {
+        checkNoPublicPrivilege(c, s + "." + view, "view");
+      }
+      for (String table : TABLES) {
+        check(
+            exists(
+                c,
+                "SELECT count(*) FROM pg_class WHERE oid = to_regclass(?) AND relrowsecurity",
+                s + "." + table),
+            s + "." + table + " has row-level security on");
+      }
       checkFunctions(c, s);
       if (grantTo != null) {
         checkGrantee(c, s, grantTo);
@@ -275,34 +287,18 @@ final class SchemaVerify implements Callable<Integer> {
                 + "' lacks "
                 + (usage ? "" : "USAGE on schema '" + s + "'" + (noExecute.isEmpty() ? "" : ", "))
                 + (noExecute.isEmpty() ? "" : "EXECUTE on " + String.join(", ", noExecute)));
-    check(
-        exists(
-            c,
-            "SELECT count(*) WHERE has_table_privilege(?, to_regclass(?), 'SELECT')",
-            role,
-            s + ".lease_status"),
-        "role '" + role + "' can read the view " + s + ".lease_status");
-    List<String> tablePrivileges = new ArrayList<>();
-    for (String privilege : TABLE_PRIVILEGES.split(", ")) {
-      if (exists(
-          c,
-          "SELECT count(*) WHERE has_table_privilege(?, to_regclass(?), '" + privilege + "')",
-          role,
-          s + ".lease")) {
-        tablePrivileges.add(privilege);
-      }
+    for (String view : VIEWS) {
+      check(
+          exists(
+              c,
+              "SELECT count(*) WHERE has_table_privilege(?, to_regclass(?), 'SELECT')",
+              role,
+              s + "." + view),
+          "role '" + role + "' can read the view " + s + "." + view);
     }
-    check(
-        tablePrivileges.isEmpty(),
-        tablePrivileges.isEmpty()
-            ? "role '" + role + "' has no privilege on the table " + s + ".lease"
-            : "role '"
-                + role
-                + "' has "
-                + String.join(", ", tablePrivileges)
-                + " on the table "
-                + s
-                + ".lease (it must go through the functions; is it the owner or a superuser?)");
+    for (String table : TABLES) {
+      checkNoTablePrivilege(c, role, s + "." + table);
+    }
     List<String> sequencePrivileges = new ArrayList<>();
     for (String privilege : List.of("USAGE", "SELECT", "UPDATE")) {
       if (exists(
@@ -331,6 +327,30 @@ final class SchemaVerify implements Callable<Integer> {
                 + " on the sequence "
                 + s
                 + ".advisory_fencing_token");
+  }
+
+  private void checkNoTablePrivilege(Connection c, String role, String table) throws SQLException {
+    List<String> tablePrivileges = new ArrayList<>();
+    for (String privilege : TABLE_PRIVILEGES.split(", ")) {
+      if (exists(
+          c,
+          "SELECT count(*) WHERE has_table_privilege(?, to_regclass(?), '" + privilege + "')",
+          role,
+          table)) {
+        tablePrivileges.add(privilege);
+      }
+    }
+    check(
+        tablePrivileges.isEmpty(),
+        tablePrivileges.isEmpty()
+            ? "role '" + role + "' has no privilege on the table " + table
+            : "role '"
+                + role
+                + "' has "
+                + String.join(", ", tablePrivileges)
+                + " on the table "
+                + table
+                + " (it must go through the functions; is it the owner or a superuser?)");
   }
 
   private boolean check(boolean ok, String what) {

@@ -27,7 +27,7 @@ class SchemaAndStatusCommandTest {
     Cli.Run first = installSchema(schema);
     assertThat(first.exitCode()).as(first.err()).isZero();
     assertThat(first.out())
-        .contains("installed the SQL contract version 1 in schema '" + schema + "'");
+        .contains("installed the SQL contract version 2 in schema '" + schema + "'");
     assertThat(count("SELECT count(*) FROM pg_namespace WHERE nspname = ?", schema)).isEqualTo(1);
 
     WriterFence fence = WriterFence.builder(db.dataSource()).schema(schema).build();

@@ -25,10 +25,15 @@ class SchemaVerifyCommandTest {
     assertThat(run.out())
         .contains("OK    schema 'cli_verify_fresh' exists")
         .contains("OK    table cli_verify_fresh.lease exists (owner 'postgres')")
-        .contains("OK    cli_verify_fresh.schema_version() is 1")
+        .contains("OK    cli_verify_fresh.schema_version() is 2")
         .contains("OK    table cli_verify_fresh.lease has no privilege for PUBLIC")
         .contains("OK    view cli_verify_fresh.lease_status has no privilege for PUBLIC")
         .contains("OK    cli_verify_fresh.lease has row-level security on")
+        .contains("OK    table cli_verify_fresh.waiter has no privilege for PUBLIC")
+        .contains("OK    view cli_verify_fresh.queue_status has no privilege for PUBLIC")
+        .contains("OK    cli_verify_fresh.waiter has row-level security on")
+        .contains("OK    role '" + APP + "' can read the view cli_verify_fresh.queue_status")
+        .contains("OK    role '" + APP + "' has no privilege on the table cli_verify_fresh.waiter")
         .contains("are SECURITY DEFINER")
         .contains("has a pinned search_path")
         .contains("is executable by PUBLIC")
@@ -49,7 +54,7 @@ class SchemaVerifyCommandTest {
         "CREATE OR REPLACE FUNCTION "
             + schema
             + ".schema_version() RETURNS integer LANGUAGE sql IMMUTABLE"
-            + " SET search_path = pg_catalog, pg_temp AS $fn$ SELECT 2 $fn$",
+            + " SET search_path = pg_catalog, pg_temp AS $fn$ SELECT 1 $fn$",
         "GRANT UPDATE ON " + schema + ".lease TO " + APP,
         "REVOKE EXECUTE ON FUNCTION " + schema + ".renew_lease(text, uuid, integer) FROM " + APP);
 
@@ -58,7 +63,7 @@ class SchemaVerifyCommandTest {
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out().lines().filter(l -> l.startsWith("FAIL")))
         .containsExactly(
-            "FAIL  cli_verify_broken.schema_version() is 2, this build expects 1",
+            "FAIL  cli_verify_broken.schema_version() is 1, this build expects 2",
             "FAIL  table cli_verify_broken.lease is open to PUBLIC: SELECT",
             "FAIL  cli_verify_broken.lease has row-level security on",
             "FAIL  not SECURITY DEFINER: release",

@@ -2,19 +2,21 @@ package dev.writerfence.schema;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The functions of the SQL contract as the shipped migration defines them, read from the migration
- * itself ({@link FenceSchema#migrationTemplate()}), so that a check of an installed contract (the
- * CLI's {@code schema verify}) has no second list to keep in step: each function's name and
- * argument types, whether it is {@code SECURITY DEFINER}, whether it pins {@code search_path}, and
- * whether the migration grants EXECUTE on it to the application role.
+ * The functions of the SQL contract as the shipped migrations define them, read from the migrations
+ * themselves ({@link FenceSchema#migrationTemplate()}, every version in order), so that a check of
+ * an installed contract (the CLI's {@code schema verify}) has no second list to keep in step: each
+ * function's name and argument types, whether it is {@code SECURITY DEFINER}, whether it pins
+ * {@code search_path}, and whether the migration grants EXECUTE on it to the application role.
  */
 public final class ContractFunctions {
   /**
@@ -70,10 +72,11 @@ public final class ContractFunctions {
   }
 
   /**
-   * Reads the functions of a migration template.
+   * Reads the functions of a migration template. A function created again (a later version's {@code
+   * CREATE OR REPLACE} of the same signature) keeps its first place and takes the later header.
    *
-   * @param template a migration with its placeholders unfilled
-   * @return its functions, in order of creation
+   * @param template migrations with their placeholders unfilled, in the order they run
+   * @return its functions, in order of first creation
    * @throws IllegalStateException when it creates no function, or grants EXECUTE on a function it
    *     does not create
    */
@@ -84,7 +87,7 @@ public final class ContractFunctions {
             .filter(line -> !line.strip().startsWith("--"))
             .collect(Collectors.joining("\n"));
     Set<String> granted = grantedSignatures(sql);
-    List<Function> functions = new ArrayList<>();
+    Map<String, Function> functions = new LinkedHashMap<>();
     Matcher m = CREATE.matcher(sql);
     while (m.find()) {
       List<String> types = new ArrayList<>();
@@ -94,22 +97,25 @@ public final class ContractFunctions {
       }
       String name = m.group(1);
       String header = m.group(3);
-      functions.add(
+      String signature = name + "(" + String.join(", ", types) + ")";
+      functions.put(
+          signature,
           new Function(
               name,
               types,
               header.contains("SECURITY DEFINER"),
               header.contains("SET search_path"),
-              granted.remove(name + "(" + String.join(", ", types) + ")")));
+              granted.contains(signature)));
     }
     if (functions.isEmpty()) {
       throw new IllegalStateException("writer-fence: the migration creates no function");
     }
+    granted.removeAll(functions.keySet());
     if (!granted.isEmpty()) {
       throw new IllegalStateException(
           "writer-fence: the migration grants EXECUTE on functions it does not create: " + granted);
     }
-    return List.copyOf(functions);
+    return List.copyOf(functions.values());
   }
 
   private static Set<String> grantedSignatures(String sql) {

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -15,10 +16,13 @@ import javax.sql.DataSource;
 /**
  * Installs the SQL contract: schema, lease table, functions, status view and grants.
  *
- * <p>The SQL is the versioned migration shipped in this jar at {@value #MIGRATION_RESOURCE}, with
- * two placeholders in Flyway's and Liquibase's {@code ${name}} syntax: {@code
- * ${writer_fence_schema}} and {@code ${writer_fence_role}}. Flyway and Liquibase users run that
- * file themselves; everyone else calls {@link #install(DataSource)}.
+ * <p>The SQL is the versioned migrations shipped in this jar ({@link #MIGRATION_RESOURCES}: {@code
+ * V1__writer_fence.sql}, then {@code V2__waiter_queue.sql}), with two placeholders in Flyway's and
+ * Liquibase's {@code ${name}} syntax: {@code ${writer_fence_schema}} and {@code
+ * ${writer_fence_role}}. Flyway and Liquibase users run those files themselves; everyone else calls
+ * {@link #install(DataSource)}, which runs them all, in order. Every migration is idempotent, so
+ * installing over any earlier version upgrades it in place, keeping every lease row and fencing
+ * token.
  *
  * <p>Installing is idempotent and safe to run from several processes at once: the whole script runs
  * in one transaction under a transaction-scoped advisory lock. The connection must belong to the
@@ -29,9 +33,14 @@ import javax.sql.DataSource;
  */
 public final class FenceSchema {
   /**
-   * Class-path location of the migration: {@code writer-fence/db/migration/V1__writer_fence.sql}.
+   * Class-path locations of the migrations, in the order they run: {@code
+   * writer-fence/db/migration/V1__writer_fence.sql} (the lease) and {@code
+   * writer-fence/db/migration/V2__waiter_queue.sql} (the queue of waiters).
    */
-  public static final String MIGRATION_RESOURCE = "writer-fence/db/migration/V1__writer_fence.sql";
+  public static final List<String> MIGRATION_RESOURCES =
+      List.of(
+          "writer-fence/db/migration/V1__writer_fence.sql",
+          "writer-fence/db/migration/V2__waiter_queue.sql");
 
   /** The schema used when none is configured. */
   public static final String DEFAULT_SCHEMA = "writer_fence";
@@ -39,7 +48,7 @@ public final class FenceSchema {
   /**
    * The version of the contract this jar installs, as {@code <schema>.schema_version()} answers.
    */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   /** Key of the advisory lock that serializes concurrent installs (ASCII "wfschema"). */
   private static final long INSTALL_LOCK_KEY = 0x7766736368656d61L;
@@ -148,23 +157,38 @@ public final class FenceSchema {
   }
 
   /**
-   * @return the migration with both placeholders filled in
+   * @return every migration, in order, with both placeholders filled in
    */
   public String sql() {
+    return fill(migrationTemplate());
+  }
+
+  /** A migration template with this installer's schema and role filled in. */
+  String fill(String template) {
     String role = grantTo == null ? "CURRENT_USER" : '"' + grantTo.replace("\"", "\"\"") + '"';
-    return migrationTemplate()
-        .replace("${writer_fence_schema}", schema)
-        .replace("${writer_fence_role}", role);
+    return template.replace("${writer_fence_schema}", schema).replace("${writer_fence_role}", role);
   }
 
   /**
-   * @return the migration as shipped, placeholders unfilled
+   * @return every migration as shipped, in order, one after the other, placeholders unfilled
    */
   public static String migrationTemplate() {
-    try (InputStream in =
-        FenceSchema.class.getClassLoader().getResourceAsStream(MIGRATION_RESOURCE)) {
+    StringBuilder sql = new StringBuilder();
+    for (String resource : MIGRATION_RESOURCES) {
+      sql.append(migrationTemplate(resource)).append('\n');
+    }
+    return sql.toString();
+  }
+
+  /**
+   * @param resource one of {@link #MIGRATION_RESOURCES}
+   * @return that migration as shipped, placeholders unfilled
+   * @throws IllegalStateException when it is not on the class path
+   */
+  public static String migrationTemplate(String resource) {
+    try (InputStream in = FenceSchema.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("writer-fence: " + MIGRATION_RESOURCE + " is missing");
+        throw new IllegalStateException("writer-fence: " + resource + " is missing");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

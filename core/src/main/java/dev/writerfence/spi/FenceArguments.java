@@ -38,6 +38,15 @@ public final class FenceArguments {
   /** Longest TTL, in seconds (one day). */
   public static final long MAX_TTL_SECONDS = 86_400;
 
+  /** Lowest and highest priority of a waiter's ticket: higher is served first. */
+  public static final int MIN_PRIORITY = -100;
+
+  /** Highest priority of a waiter's ticket. */
+  public static final int MAX_PRIORITY = 100;
+
+  /** Longest lapse time of a waiter's ticket, in seconds (the shortest is 1). */
+  public static final long MAX_LAPSE_SECONDS = 60;
+
   /** Format characters (Unicode 16 category Cf), as inclusive code-point ranges; as in SQL. */
   private static final int[][] FORMAT_CHARACTERS = {
     {0x00AD, 0x00AD},
@@ -160,6 +169,42 @@ public final class FenceArguments {
 
   private static int length(String s) {
     return s.codePointCount(0, s.length());
+  }
+
+  /**
+   * Checks a waiter's priority, as {@code check_queue_args} does in SQL.
+   *
+   * @param priority higher is served first; one level is worth one second of waiting
+   * @return the same value
+   * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
+   */
+  public static int priority(int priority) {
+    if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+      throw new IllegalArgumentException(
+          "writer-fence: priority " + priority + " is not allowed: -100 to 100");
+    }
+    return priority;
+  }
+
+  /**
+   * Checks the time after which a ticket that is not refreshed lapses, as {@code check_queue_args}
+   * does in SQL.
+   *
+   * @param lapse whole seconds from 1 to 60
+   * @return it in seconds
+   * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
+   */
+  public static int lapseSeconds(Duration lapse) {
+    if (lapse == null
+        || lapse.getNano() != 0
+        || lapse.getSeconds() < 1
+        || lapse.getSeconds() > MAX_LAPSE_SECONDS) {
+      throw new IllegalArgumentException(
+          "writer-fence: ticket lapse "
+              + (lapse == null ? "null" : lapse.toString())
+              + " is not allowed: whole seconds from 1 to 60");
+    }
+    return (int) lapse.getSeconds();
   }
 
   /** A control or format character, or a surrogate without its partner. */

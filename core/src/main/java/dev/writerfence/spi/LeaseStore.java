@@ -2,6 +2,7 @@ package dev.writerfence.spi;
 
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -21,6 +22,13 @@ import java.util.UUID;
  *   <li>{@link WriterFenceUnavailableException}: the store cannot answer; fail closed.
  *   <li>{@link IllegalArgumentException}: an input broke a rule of the contract.
  * </ul>
+ *
+ * <p>A store may keep a fair queue of waiters ({@link #keepsQueue()}): a writer that means to retry
+ * polls with {@link #acquireInTurn} under one {@link Ticket}, and the store grants a free lease
+ * only to the head of the queue (highest priority, aged by waiting time, then earliest arrival), or
+ * to {@link #acquire} when nobody waits. The queue's methods have defaults for a store without one:
+ * {@code acquireInTurn} is a plain {@code acquire}, priorities are ignored, and there is nothing to
+ * enqueue, leave or show.
  *
  * <p>Implementations are thread-safe.
  */
@@ -50,6 +58,65 @@ public interface LeaseStore {
    * @return every fence's row, ordered by fence name
    */
   List<LeaseStatus> statusAll();
+
+  /**
+   * @return whether this store keeps a queue of waiters; {@code false} (the default): the queue's
+   *     methods fall back as their defaults say
+   */
+  default boolean keepsQueue() {
+    return false;
+  }
+
+  /**
+   * One poll of a queued writer: takes or refreshes its ticket and, when it is the ticket's turn
+   * (the head of the queue, or the released lease is being kept for it), tries once to take the
+   * lease; a granted ticket leaves the queue. The holder token that holds a live lease gets it
+   * back, as from {@link #acquire}. The default, for a store without a queue: one {@link #acquire}
+   * with the ticket's fence name and label; the priority plays no part.
+   *
+   * @param ticket the writer's ticket, the same waiter token for every poll of one wait
+   * @param holderToken the holder token minted for this acquire
+   * @param ttl whole seconds from 1 to 86400
+   * @return the lease, or busy with the ticket's place
+   */
+  default Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
+    return acquire(ticket.fenceName(), holderToken, ticket.holderLabel(), ttl)
+        .map(lease -> Turn.granted(lease, 0))
+        .orElse(Turn.BUSY_UNQUEUED);
+  }
+
+  /**
+   * Takes or refreshes a ticket without trying for the lease: for a writer that waits, or for a
+   * holder whose process has more writers waiting. A live ticket keeps its priority and arrival; a
+   * lapsed one queues anew at the back. The default, for a store without a queue: nothing.
+   *
+   * @param ticket the ticket
+   * @return the ticket's place (the lease is always empty); {@link Turn#BUSY_UNQUEUED} by default
+   */
+  default Turn enqueue(Ticket ticket) {
+    return Turn.BUSY_UNQUEUED;
+  }
+
+  /**
+   * Drops a ticket: the writer stops waiting. A released lease kept for it passes to the next
+   * ticket. The default, for a store without a queue: nothing.
+   *
+   * @param fenceName the ticket's fence name
+   * @param waiterToken the ticket's waiter token
+   * @return {@code true} when a ticket was dropped; {@code false} by default
+   */
+  default boolean leaveQueue(String fenceName, UUID waiterToken) {
+    return false;
+  }
+
+  /**
+   * @param fenceName the fence name
+   * @return the fence's tickets as operators see them: live ones head first, then lapsed ones not
+   *     yet cleared; empty by default
+   */
+  default List<QueuedWaiter> queue(String fenceName) {
+    return List.of();
+  }
 
   /**
    * The exclusion domain this store grants leases in, as a name that every store reaching the same

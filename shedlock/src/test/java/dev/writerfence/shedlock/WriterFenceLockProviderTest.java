@@ -28,10 +28,12 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.support.KeepAliveLockProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -229,6 +231,31 @@ class WriterFenceLockProviderTest {
     assertThat(lock.extend(ofSeconds(10), ZERO)).isEmpty();
     assertThat(WriterFenceLockProvider.current(name)).isEmpty();
     assertThat(lockable()).isTrue();
+  }
+
+  @Test
+  void shedLocksKeepAliveExtendsTheLeaseFromItsTimerThread() {
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    try {
+      KeepAliveLockProvider keepAlive = new KeepAliveLockProvider(provider, timer);
+      SimpleLock lock = keepAlive.lock(config(ofSeconds(30), ZERO)).orElseThrow(); // its minimum
+      Instant acquiredAt = status().acquiredAt();
+      long token = WriterFenceLockProvider.current(name).orElseThrow().fencingToken();
+
+      // Half-way through lockAtMostFor the keep-alive extends it by another 30 s.
+      await()
+          .atMost(ofSeconds(40))
+          .until(() -> status().expiresAt().isAfter(acquiredAt.plusSeconds(30)));
+      assertThat(WriterFenceLockProvider.current(name).orElseThrow())
+          .satisfies(l -> assertThat(l.fencingToken()).isEqualTo(token))
+          .satisfies(l -> assertThat(l.expiresAt()).isEqualTo(status().expiresAt()));
+
+      lock.unlock();
+      assertThat(status().state()).isEqualTo("free");
+      assertThat(WriterFenceLockProvider.current(name)).isEmpty();
+    } finally {
+      timer.shutdownNow();
+    }
   }
 
   @Test

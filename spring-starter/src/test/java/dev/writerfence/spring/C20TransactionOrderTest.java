@@ -12,6 +12,7 @@ import dev.writerfence.spring.app.Writers;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
+import dev.writerfence.testing.OtherWriter;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -42,8 +43,8 @@ class C20TransactionOrderTest extends FencedAppTestBase {
     // The other writer: another process, as far as the fence can tell (its own DataSource).
     WriterFence other = WriterFence.builder(db.dataSource()).build();
     FenceLease held =
-        other
-            .tryAcquire(
+        OtherWriter.tryAcquire(
+                other,
                 FenceRequest.builder(name)
                     .holderLabel("other-writer")
                     .ttl(Duration.ofSeconds(30))

@@ -12,6 +12,7 @@ import dev.writerfence.spring.app.Writers;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
+import dev.writerfence.testing.OtherWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -38,8 +39,8 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     String name = FenceNames.random("metrics");
     WriterFence other = WriterFence.builder(EmbeddedDatabase.get().dataSource()).build();
     FenceLease held =
-        other
-            .tryAcquire(
+        OtherWriter.tryAcquire(
+                other,
                 FenceRequest.builder(name)
                     .holderLabel("other-writer")
                     .ttl(Duration.ofSeconds(30))
@@ -116,7 +117,7 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     String health = get("/actuator/health/writerFence", 200);
     assertThat(JsonPath.<String>read(health, "$.status")).isEqualTo("UP");
     assertThat(JsonPath.<String>read(health, "$.details.schema")).isEqualTo("writer_fence");
-    assertThat(JsonPath.<Integer>read(health, "$.details.version")).isEqualTo(1);
+    assertThat(JsonPath.<Integer>read(health, "$.details.version")).isEqualTo(2);
   }
 
   private double count(String meter, String fence) {

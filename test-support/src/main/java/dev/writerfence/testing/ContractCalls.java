@@ -6,13 +6,17 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
  * The SQL contract called the way a psql script or a Python writer calls it: the scalar functions
- * {@code acquire}, {@code renew}, {@code release} and the {@code lease_status} view of one schema,
- * each in its own autocommit statement. Errors come back as the driver's {@link SQLException}.
+ * {@code acquire}, {@code renew}, {@code release}, the queue's {@code acquire_turn}, {@code
+ * enqueue} and {@code leave_queue}, and the {@code lease_status} and {@code queue_status} views of
+ * one schema, each in its own autocommit statement. Errors come back as the driver's {@link
+ * SQLException}.
  */
 public final class ContractCalls {
   private final DataSource dataSource;
@@ -55,6 +59,104 @@ public final class ContractCalls {
    */
   public Boolean release(String fenceName, UUID holderToken) throws SQLException {
     return call(Boolean.class, "SELECT " + schema + ".release(?, ?)", fenceName, holderToken);
+  }
+
+  /**
+   * One answer of {@code acquire_turn} or {@code enqueue}.
+   *
+   * @param fencingToken the new fencing token, or {@code null} when not acquired (always for
+   *     enqueue)
+   * @param place the ticket's place, 1 for the head; 0 when acquired
+   * @param waiters the fence's live tickets (the caller's own included while it waits)
+   */
+  public record Turn(Long fencingToken, int place, int waiters) {
+    /**
+     * @return whether the lease was acquired
+     */
+    public boolean acquired() {
+      return fencingToken != null;
+    }
+  }
+
+  /**
+   * @return {@code <schema>.acquire_turn(name, holder, label, ttl, waiter, priority, lapse)}
+   */
+  public Turn acquireTurn(
+      String fenceName,
+      UUID holderToken,
+      String holderLabel,
+      int ttlSeconds,
+      UUID waiterToken,
+      int priority,
+      int lapseSeconds)
+      throws SQLException {
+    return turn(
+        "SELECT fencing_token, place, waiters FROM "
+            + schema
+            + ".acquire_turn(?, ?, ?, ?, ?, ?, ?)",
+        fenceName,
+        holderToken,
+        holderLabel,
+        ttlSeconds,
+        waiterToken,
+        priority,
+        lapseSeconds);
+  }
+
+  /**
+   * @return {@code <schema>.enqueue(name, waiter, label, priority, lapse)}
+   */
+  public Turn enqueue(
+      String fenceName, UUID waiterToken, String holderLabel, int priority, int lapseSeconds)
+      throws SQLException {
+    return turn(
+        "SELECT NULL::bigint, place, waiters FROM " + schema + ".enqueue(?, ?, ?, ?, ?)",
+        fenceName,
+        waiterToken,
+        holderLabel,
+        priority,
+        lapseSeconds);
+  }
+
+  /**
+   * @return {@code <schema>.leave_queue(name, waiter)}
+   */
+  public Boolean leaveQueue(String fenceName, UUID waiterToken) throws SQLException {
+    return call(Boolean.class, "SELECT " + schema + ".leave_queue(?, ?)", fenceName, waiterToken);
+  }
+
+  /**
+   * @return the labels of the fence's live tickets in {@code queue_status}, head first
+   */
+  public List<String> queuedLabels(String fenceName) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT holder_label FROM "
+                    + schema
+                    + ".queue_status WHERE fence_name = ? AND state = 'waiting' ORDER BY place")) {
+      ps.setString(1, fenceName);
+      List<String> labels = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          labels.add(rs.getString(1));
+        }
+      }
+      return labels;
+    }
+  }
+
+  private Turn turn(String sql, Object... params) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setObject(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new Turn(rs.getObject(1, Long.class), rs.getInt(2), rs.getInt(3));
+      }
+    }
   }
 
   /**

@@ -20,8 +20,11 @@ final class FenceAdvice {
     private Enter() {}
 
     @Advice.OnMethodEnter
-    static Object enter(@Advice.Origin(KEY) String key, @Advice.AllArguments Object[] args) {
-      return FenceDispatch.enter(key, args);
+    static Object enter(
+        @Advice.Origin(KEY) String key,
+        @Advice.Origin Class<?> type,
+        @Advice.AllArguments Object[] args) {
+      return FenceDispatch.enter(key, type, args);
     }
   }
 

@@ -1,8 +1,8 @@
 package dev.writerfence.agent.fence;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceException;
 import dev.writerfence.config.WriterFenceSettings;
-import dev.writerfence.context.HeldFences;
 import dev.writerfence.spi.FencedCall;
 import dev.writerfence.spi.FencedCalls;
 import java.util.Map;
@@ -38,34 +38,40 @@ public final class FenceDispatch {
   }
 
   /**
-   * The enter advice: acquires the fence of the method (or joins a hold of the same fence name on
-   * this thread), before the method's body runs.
+   * The enter advice: acquires the fence of the method, before the method's body runs, or joins a
+   * hold of the same fence name in the agent fence's domain on this thread, which any copy of core
+   * may have pushed (the application's own, through Spring AOP, the aspect, {@code call}, {@code
+   * acquire} or {@code tryAcquire}, on the same database and schema): the agent runs inside that
+   * hold rather than contend with it. A hold of another domain is another fence.
+   *
+   * <p>Busy, unavailable and interrupted are thrown as the application's own exception classes when
+   * the fenced class sees core ({@link CallerExceptions}), else as the agent's.
    *
    * @param key the instrumented method, {@code type.method(descriptor)}
+   * @param type the class whose method is fenced
    * @param args the call's arguments
    * @return the entered call, to hand to {@link #exit}
-   * @throws dev.writerfence.WriterFenceBusyException when busy after the last attempt
-   * @throws dev.writerfence.WriterFenceUnavailableException when the lease cannot be confirmed
+   * @throws RuntimeException a {@code WriterFenceBusyException} when busy after the last attempt, a
+   *     {@code WriterFenceUnavailableException} when the lease cannot be confirmed, a {@code
+   *     WriterFenceInterruptedException} when interrupted while waiting to retry
    * @throws IllegalArgumentException when the fence name cannot be resolved, or a setting or the
    *     method's {@code @WriterFenced} breaks its rule
    * @throws IllegalStateException when no spec was registered for {@code key} (cannot happen for
    *     advice the agent inlined)
    */
-  public static Object enter(String key, Object[] args) {
+  public static Object enter(String key, Class<?> type, Object[] args) {
     FenceSpec spec = SPECS.get(key);
     if (spec == null) {
       throw new IllegalStateException(
           "writer-fence agent: no fence is known for " + key + "; the method does not run");
     }
-    WriterFence f = fence();
-    var request = spec.request(args, f.defaultRetryPolicy());
-    if (HeldFences.find(FencedCalls.store(f), request.fenceName()).isPresent()) {
-      // This thread holds the name in the agent fence's domain, maybe through the application's
-      // own copy of core (Spring AOP, AspectJ, the API) on the same database and schema: run
-      // inside that hold rather than contend with it. A hold of another domain is another fence.
-      return null;
+    try {
+      WriterFence f = fence();
+      FencedCall call = FencedCalls.enter(f, spec.request(args, f.defaultRetryPolicy()));
+      return call.joined() ? null : new Entered(call, spec.exitReturnType());
+    } catch (WriterFenceException e) {
+      throw CallerExceptions.forCaller(type, e);
     }
-    return new Entered(FencedCalls.enter(f, request), spec.exitReturnType());
   }
 
   /**

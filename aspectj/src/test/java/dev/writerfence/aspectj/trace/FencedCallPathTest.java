@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Counts the project classes whose code runs for one uncontended {@code @WriterFenced} call woven
  * by AspectJ at compile time ({@link OneWovenCall}: lease-row backend, renewal and the JVM shutdown
- * hook on, the default listener), as docs/adr/0029-one-fenced-call-crosses-eight-classes.md lists
+ * hook on, the default listener), as docs/adr/0032-one-fenced-call-crosses-eight-classes.md lists
  * them. The call runs in a JVM of its own under the JDK's debugger interface (JDI): from the entry
  * of {@link TraceMarks#begin()} to that of {@link TraceMarks#end()}, every method entered on the
  * calling thread in a class of {@code dev.writerfence} (outside this fixture's package) is

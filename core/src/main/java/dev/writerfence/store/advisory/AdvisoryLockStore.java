@@ -59,6 +59,12 @@ import org.slf4j.LoggerFactory;
  *       pg_locks} whether this session still holds the key. A dead connection, or a session that no
  *       longer holds the lock, answers empty (lost).
  *   <li><b>Status</b> reads {@code pg_locks}; see {@link #status}.
+ *   <li><b>No queue</b> ({@link #keepsQueue()} is {@code false}): an advisory lock has no waiters
+ *       the server could order, so this store falls back to the {@link LeaseStore} defaults: {@link
+ *       #acquireInTurn} is one plain {@link #acquire} (the ticket's priority and lapse play no
+ *       part, and nobody's turn is kept), {@code enqueue} and {@code leaveQueue} do nothing, and
+ *       {@code queue} is empty. Writers on this backend race as before; choose the lease backend
+ *       for fair turns and priorities.
  * </ul>
  *
  * <p>Pool: at most {@code poolSize} connections of the given DataSource are in use at once, one per

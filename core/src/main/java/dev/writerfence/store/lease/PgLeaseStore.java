@@ -5,7 +5,10 @@ import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.SqlErrors;
 import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
+import dev.writerfence.spi.Turn;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.QueuedWaiter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,8 +25,13 @@ import javax.sql.DataSource;
 
 /**
  * The default backend: one row per fence name in {@code <schema>.lease}, changed only through the
- * SQL contract's functions (V1__writer_fence.sql). No state lives in a database session, so it
- * stays exact behind PgBouncer in transaction mode or any other pool.
+ * SQL contract's functions (V1__writer_fence.sql, and V2__waiter_queue.sql for the queue of waiters
+ * in {@code <schema>.waiter}). No state lives in a database session, so it stays exact behind
+ * PgBouncer in transaction mode or any other pool.
+ *
+ * <p>It {@linkplain #keepsQueue() keeps the queue}: {@link #acquireInTurn} is one call of {@code
+ * acquire_turn}, and a release with tickets queued keeps the free lease for the head until its
+ * ticket's lapse time and sends {@code NOTIFY writer_fence_release} (ADR 31).
  *
  * <p>Every call borrows a connection from the {@link DataSource}, runs one autocommit statement and
  * gives the connection back: nothing is pinned while a lease is held, and the lease is visible to
@@ -44,6 +52,10 @@ public final class PgLeaseStore implements LeaseStore {
   private final String releaseSql;
   private final String statusSql;
   private final String statusAllSql;
+  private final String acquireTurnSql;
+  private final String enqueueSql;
+  private final String leaveQueueSql;
+  private final String queueSql;
   private final LeaseRowDomain domain;
 
   /**
@@ -71,6 +83,17 @@ public final class PgLeaseStore implements LeaseStore {
             + ".lease_status";
     this.statusSql = columns + " WHERE fence_name = ?";
     this.statusAllSql = columns + " ORDER BY fence_name";
+    this.acquireTurnSql =
+        "SELECT fencing_token, acquired_at, expires_at, place, waiters FROM "
+            + schema
+            + ".acquire_turn(?, ?, ?, ?, ?, ?, ?)";
+    this.enqueueSql = "SELECT place, waiters FROM " + schema + ".enqueue(?, ?, ?, ?, ?)";
+    this.leaveQueueSql = "SELECT " + schema + ".leave_queue(?, ?)";
+    this.queueSql =
+        "SELECT fence_name, holder_label, priority, waiting_since, refreshed_at, lapses_at, place,"
+            + " reserved FROM "
+            + schema
+            + ".queue_status WHERE fence_name = ? ORDER BY place NULLS LAST, waiting_since";
     this.domain = new LeaseRowDomain(dataSource, schema, queryTimeoutSeconds);
   }
 
@@ -125,6 +148,108 @@ public final class PgLeaseStore implements LeaseStore {
                 new Lease(
                     this, fenceName, holderToken, rs.getLong(1), instant(rs, 2), instant(rs, 3)));
           }
+        });
+  }
+
+  /**
+   * @return {@code true}: this store keeps the queue of {@code <schema>.waiter}
+   */
+  @Override
+  public boolean keepsQueue() {
+    return true;
+  }
+
+  /** One call of {@code acquire_turn}: refreshes the ticket and, in its turn, tries the lease. */
+  @Override
+  public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
+    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    int lapseSeconds = FenceArguments.lapseSeconds(ticket.lapse());
+    String fenceName = ticket.fenceName();
+    return execute(
+        fenceName,
+        acquireTurnSql,
+        ps -> {
+          ps.setString(1, fenceName);
+          ps.setObject(2, holderToken);
+          ps.setString(3, ticket.holderLabel());
+          ps.setInt(4, ttlSeconds);
+          ps.setObject(5, ticket.waiterToken());
+          ps.setInt(6, ticket.priority());
+          ps.setInt(7, lapseSeconds);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            long fencingToken = rs.getLong(1);
+            if (rs.wasNull()) {
+              return new Turn(Optional.empty(), rs.getInt(4), rs.getInt(5));
+            }
+            return Turn.granted(
+                new Lease(
+                    this, fenceName, holderToken, fencingToken, instant(rs, 2), instant(rs, 3)),
+                rs.getInt(5));
+          }
+        });
+  }
+
+  /** One call of {@code enqueue}. */
+  @Override
+  public Turn enqueue(Ticket ticket) {
+    int lapseSeconds = FenceArguments.lapseSeconds(ticket.lapse());
+    return execute(
+        ticket.fenceName(),
+        enqueueSql,
+        ps -> {
+          ps.setString(1, ticket.fenceName());
+          ps.setObject(2, ticket.waiterToken());
+          ps.setString(3, ticket.holderLabel());
+          ps.setInt(4, ticket.priority());
+          ps.setInt(5, lapseSeconds);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return new Turn(Optional.empty(), rs.getInt(1), rs.getInt(2));
+          }
+        });
+  }
+
+  /** One call of {@code leave_queue}. */
+  @Override
+  public boolean leaveQueue(String fenceName, UUID waiterToken) {
+    return execute(
+        fenceName,
+        leaveQueueSql,
+        ps -> {
+          ps.setString(1, fenceName);
+          ps.setObject(2, waiterToken);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
+          }
+        });
+  }
+
+  /** The fence's rows of {@code queue_status}: live tickets head first, then lapsed ones. */
+  @Override
+  public List<QueuedWaiter> queue(String fenceName) {
+    return execute(
+        fenceName,
+        queueSql,
+        ps -> {
+          ps.setString(1, fenceName);
+          List<QueuedWaiter> rows = new ArrayList<>();
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              rows.add(
+                  new QueuedWaiter(
+                      rs.getString(1),
+                      rs.getString(2),
+                      rs.getInt(3),
+                      instant(rs, 4),
+                      instant(rs, 5),
+                      instant(rs, 6),
+                      rs.getInt(7),
+                      rs.getBoolean(8)));
+            }
+          }
+          return rows;
         });
   }
 

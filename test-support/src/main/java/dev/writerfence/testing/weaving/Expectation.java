@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.schema.FenceSchema;
 import java.sql.SQLException;
 import java.util.Optional;
@@ -31,11 +32,9 @@ public enum Expectation {
       try {
         AtomicBoolean ran = new AtomicBoolean();
         Throwable thrown = catchThrowable(() -> s.methodFenced().write(name, () -> ran.set(true)));
-        // By simple name: the agent throws its own (relocated) copy of core's exception.
-        assertThat(thrown).as("the call's outcome").isNotNull();
-        assertThat(thrown.getClass().getSimpleName())
-            .as("the exception, %s", thrown)
-            .isEqualTo("WriterFenceBusyException");
+        // The application's own class, which its catch clause names, in every mode.
+        assertThat(thrown).as("the call's outcome").isInstanceOf(WriterFenceBusyException.class);
+        assertThat(((WriterFenceBusyException) thrown).holderLabel()).contains("another-writer");
         assertThat(ran).as("the method ran").isFalse();
         assertThat(rows.row(name).orElseThrow().holderLabel()).isEqualTo("another-writer");
       } finally {
@@ -93,6 +92,30 @@ public enum Expectation {
       } finally {
         fence.release(lease);
       }
+      assertFreeAfterOneAcquire(rows, name);
+    }
+  },
+
+  /**
+   * A fenced call of the application's own fence inside the method, on the same database and
+   * schema, runs inside the method's hold: one acquire in all, the method's holder inside.
+   */
+  APPLICATION_CALL_INSIDE_THE_METHOD_JOINS_ITS_HOLD {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      AtomicReference<LeaseRows.Row> method = new AtomicReference<>();
+      AtomicReference<LeaseRows.Row> inside = new AtomicReference<>();
+      FenceRequest request = FenceRequest.builder(name).holderLabel("application").build();
+      s.methodFenced()
+          .write(
+              name,
+              () -> {
+                method.set(rows.row(name).orElseThrow());
+                s.applicationFence().run(request, () -> inside.set(rows.row(name).orElseThrow()));
+              });
+      assertThat(inside.get()).as("the application's call ran").isNotNull();
+      assertThat(inside.get().fencingToken()).isEqualTo(method.get().fencingToken());
+      assertThat(inside.get().holderLabel()).isEqualTo(MethodFencedWriter.HOLDER);
       assertFreeAfterOneAcquire(rows, name);
     }
   },
