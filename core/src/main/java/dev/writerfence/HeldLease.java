@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>The deadline is the TTL less a safety margin (a tenth of the TTL, at most 1 s), counted from
  * when the last confirmed acquire or renew statement was sent.
  */
-final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.State {
+final class HeldLease implements FencedCall, FenceLease.State {
   private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
   private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -70,6 +70,13 @@ final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.St
   private final Duration ttl;
   private final long validNanos;
   private volatile FenceLease view; // made by the first view(), set once
+
+  /**
+   * Its entry on the thread's held-fence stack. A record apart, not this class itself: the agent
+   * puts {@code HeldFenceStack} in the bootstrap loader after core's classes may have loaded, so no
+   * class that loads early may implement its entry interface.
+   */
+  final HeldFenceStack.Entry entry = new StackEntry(this);
 
   private volatile boolean released;
   private volatile String lostReason;
@@ -135,17 +142,14 @@ final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.St
 
   // Its entry on the thread's held-fence stack, in JDK types for every copy of core.
 
-  @Override
   public String fenceName() {
     return fenceName;
   }
 
-  @Override
   public Object domain() {
     return fence.store;
   }
 
-  @Override
   public String domainName() {
     return fence.store.exclusionDomain().orElse(null);
   }
@@ -156,27 +160,22 @@ final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.St
     return view();
   }
 
-  @Override
   public UUID holderToken() {
     return holderToken;
   }
 
-  @Override
   public String holderLabel() {
     return holderLabel;
   }
 
-  @Override
   public long fencingToken() {
     return fencingToken;
   }
 
-  @Override
   public Instant acquiredAt() {
     return acquiredAt;
   }
 
-  @Override
   public Duration ttl() {
     return ttl;
   }
@@ -608,7 +607,7 @@ final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.St
   public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
     // The hold on this thread ends here; an asynchronous body keeps its lease until its stage
     // completes.
-    HeldFenceStack.pop(this);
+    HeldFenceStack.pop(entry);
     if (thrown == null && returned instanceof CompletionStage<?> stage) {
       CompletableFuture<Object> afterRelease = new CompletableFuture<>();
       stage.whenComplete(
@@ -628,6 +627,69 @@ final class HeldLease implements FencedCall, HeldFenceStack.Entry, FenceLease.St
       releaseAfter(thrown);
     }
     return returned;
+  }
+
+  /** A hold as the held-fence stack shows it to every copy of core, in JDK types. */
+  private record StackEntry(HeldLease held) implements HeldFenceStack.Entry {
+    @Override
+    public String fenceName() {
+      return held.fenceName();
+    }
+
+    @Override
+    public Object domain() {
+      return held.domain();
+    }
+
+    @Override
+    public String domainName() {
+      return held.domainName();
+    }
+
+    @Override
+    public FenceLease lease() {
+      return held.view();
+    }
+
+    @Override
+    public boolean isValid() {
+      return held.isValid();
+    }
+
+    @Override
+    public String lostReason() {
+      return held.lostReason();
+    }
+
+    @Override
+    public UUID holderToken() {
+      return held.holderToken();
+    }
+
+    @Override
+    public String holderLabel() {
+      return held.holderLabel();
+    }
+
+    @Override
+    public long fencingToken() {
+      return held.fencingToken();
+    }
+
+    @Override
+    public Instant acquiredAt() {
+      return held.acquiredAt();
+    }
+
+    @Override
+    public Instant expiresAt() {
+      return held.expiresAt();
+    }
+
+    @Override
+    public Duration ttl() {
+      return held.ttl();
+    }
   }
 
   /** A fenced call inside a hold this thread took before: it releases nothing. */

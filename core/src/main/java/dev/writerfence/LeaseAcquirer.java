@@ -122,7 +122,7 @@ final class LeaseAcquirer {
     HeldLease lease =
         acquire(fenceName, holderLabel, ttl, policy, request, true).orElseThrow().hold();
     // Pushed after it is kept: a lease the stack shows is renewed and watched.
-    HeldFenceStack.push(lease);
+    HeldFenceStack.push(lease.entry);
     return lease;
   }
 

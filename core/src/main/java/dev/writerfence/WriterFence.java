@@ -248,7 +248,7 @@ public final class WriterFence implements AutoCloseable {
   private static FenceLease holdForCaller(HeldLease lease) {
     lease.hold().heldByCaller();
     // On the stack every copy of core reads (the agent's too), so their fenced calls join it.
-    HeldFenceStack.push(lease);
+    HeldFenceStack.push(lease.entry);
     return lease.view();
   }
 
