@@ -41,7 +41,7 @@ class FlywayMigrationTest {
               assertThat(context).hasNotFailed();
               JdbcTemplate jdbc = jdbc(database);
               assertThat(versions(jdbc, "public.flyway_schema_history")).containsExactly("1");
-              assertThat(versions(jdbc, schema + ".contract_history")).containsExactly("1");
+              assertThat(versions(jdbc, schema + ".contract_history")).containsExactly("1", "2");
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
@@ -66,7 +66,7 @@ class FlywayMigrationTest {
             context -> {
               assertThat(context).hasNotFailed();
               assertThat(versions(jdbc(database), "writer_fence.writer_fence_flyway_history"))
-                  .containsExactly("0", "1");
+                  .containsExactly("0", "1", "2");
               WriterFence fence = context.getBean(WriterFence.class);
               FenceLease lease =
                   fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
