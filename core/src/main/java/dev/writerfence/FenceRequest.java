@@ -4,10 +4,12 @@ import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.FenceArguments;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
- * What a fenced call asks for: a fence name, and optionally a holder label, a TTL and a busy retry
- * policy. Unset values take the defaults of the {@link WriterFence} that runs the call.
+ * What a fenced call asks for: a fence name, and optionally a holder label, a TTL, a busy retry
+ * policy and a priority in the fence's queue of waiters. Unset values take the defaults of the
+ * {@link WriterFence} that runs the call.
  *
  * <p>Immutable. Built with {@link #of(String)} or {@link #builder(String)}; the values are checked
  * at build time with {@link FenceArguments}.
@@ -17,6 +19,7 @@ public final class FenceRequest {
   private final String holderLabel;
   private final Duration ttl;
   private final BusyRetryPolicy retryPolicy;
+  private final Integer priority;
 
   private FenceRequest(Builder b) {
     this.fenceName = FenceArguments.fenceName(b.fenceName);
@@ -26,6 +29,7 @@ public final class FenceRequest {
     }
     this.ttl = b.ttl;
     this.retryPolicy = b.retryPolicy;
+    this.priority = b.priority == null ? null : FenceArguments.priority(b.priority);
   }
 
   /**
@@ -75,6 +79,19 @@ public final class FenceRequest {
     return Optional.ofNullable(retryPolicy);
   }
 
+  /**
+   * @return the priority in the fence's queue of waiters, if set: -100 to 100, higher first, one
+   *     level worth one second of waiting
+   */
+  public OptionalInt priority() {
+    return priority == null ? OptionalInt.empty() : OptionalInt.of(priority);
+  }
+
+  /** The priority as core passes it on: {@code null} for the fence's default. */
+  Integer priorityOrNull() {
+    return priority;
+  }
+
   @Override
   public String toString() {
     return "FenceRequest[fence="
@@ -85,6 +102,8 @@ public final class FenceRequest {
         + ttl
         + ", retry="
         + retryPolicy
+        + ", priority="
+        + priority
         + "]";
   }
 
@@ -94,6 +113,7 @@ public final class FenceRequest {
     private String holderLabel;
     private Duration ttl;
     private BusyRetryPolicy retryPolicy;
+    private Integer priority;
 
     private Builder(String fenceName) {
       this.fenceName = fenceName;
@@ -124,6 +144,18 @@ public final class FenceRequest {
      */
     public Builder retryPolicy(BusyRetryPolicy retryPolicy) {
       this.retryPolicy = retryPolicy;
+      return this;
+    }
+
+    /**
+     * @param priority the place in the fence's queue of waiters: -100 to 100, higher first; one
+     *     level is worth one second of waiting, so a waiter of priority {@code p} is served as if
+     *     it had started waiting {@code p} seconds earlier (a lower priority still gets its turn);
+     *     {@code null} for the fence's default (0 unless set)
+     * @return this builder
+     */
+    public Builder priority(Integer priority) {
+      this.priority = priority;
       return this;
     }
 

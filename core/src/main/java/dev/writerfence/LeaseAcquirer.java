@@ -58,8 +58,9 @@ final class LeaseAcquirer {
               String fenceName,
               String holderLabel,
               Duration ttl,
-              BusyRetryPolicy retryPolicy) {
-            return fence.acquirer.enter(fenceName, holderLabel, ttl, retryPolicy, null);
+              BusyRetryPolicy retryPolicy,
+              Integer priority) {
+            return fence.acquirer.enter(fenceName, holderLabel, ttl, retryPolicy, priority, null);
           }
 
           @Override
@@ -94,6 +95,7 @@ final class LeaseAcquirer {
         request.holderLabel().orElse(null),
         request.ttl().orElse(null),
         request.retryPolicy().orElse(null),
+        request.priorityOrNull(),
         request);
   }
 
@@ -104,6 +106,7 @@ final class LeaseAcquirer {
    * @param holderLabel {@code null} for the fence's default
    * @param ttl {@code null} for the fence's default
    * @param policy {@code null} for the fence's default
+   * @param priority {@code null} for the fence's default
    * @param request the request these values came from, or {@code null} (made if a listener needs
    *     it)
    */
@@ -112,6 +115,7 @@ final class LeaseAcquirer {
       String holderLabel,
       Duration ttl,
       BusyRetryPolicy policy,
+      Integer priority,
       FenceRequest request) {
     // A hold of this domain on the thread, from a fenced call or an acquire, of any copy of core.
     // The stack is asked first: with no valid hold of the name at all, no domain is compared.

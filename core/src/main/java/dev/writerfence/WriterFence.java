@@ -82,6 +82,12 @@ public final class WriterFence implements AutoCloseable {
    */
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
 
+  /** How long a waiter's ticket lasts without a poll, unless set: 5 seconds. */
+  public static final Duration DEFAULT_QUEUE_LAPSE = Duration.ofSeconds(5);
+
+  /** How often the head of a fence's queue polls, unless set: every 10 ms. */
+  public static final Duration DEFAULT_QUEUE_POLL_INTERVAL = Duration.ofMillis(10);
+
   /** The shortest renewal interval a builder accepts: 100 milliseconds. */
   public static final Duration MIN_RENEW_INTERVAL = Duration.ofMillis(100);
 
@@ -97,6 +103,9 @@ public final class WriterFence implements AutoCloseable {
   final long renewalWaitNanos;
   final Duration defaultTtl;
   final String defaultHolderLabel;
+  final int defaultPriority;
+  final Duration queueLapse;
+  final Duration queuePollInterval;
   final boolean releaseOnJvmShutdown;
   final LeaseAcquirer acquirer;
   final AtomicBoolean closed = new AtomicBoolean();
@@ -108,6 +117,9 @@ public final class WriterFence implements AutoCloseable {
         b.store != null ? b.store : new PgLeaseStore(b.dataSource, b.schema, b.queryTimeout);
     this.defaultTtl = b.defaultTtl;
     this.defaultHolderLabel = b.defaultHolderLabel;
+    this.defaultPriority = b.defaultPriority;
+    this.queueLapse = b.queueLapse;
+    this.queuePollInterval = b.queuePollInterval;
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
     this.releaseOnJvmShutdown = b.releaseOnJvmShutdown;
@@ -450,6 +462,9 @@ public final class WriterFence implements AutoCloseable {
     private Duration defaultTtl = DEFAULT_TTL;
     private String defaultHolderLabel = "pid-" + ProcessHandle.current().pid();
     private BusyRetryPolicy retryPolicy = BusyRetryPolicy.defaults();
+    private int defaultPriority;
+    private Duration queueLapse = DEFAULT_QUEUE_LAPSE;
+    private Duration queuePollInterval = DEFAULT_QUEUE_POLL_INTERVAL;
     private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
     private FenceListener listener; // null: none
     private Duration renewInterval; // null: a third of each lease's TTL
@@ -499,6 +514,52 @@ public final class WriterFence implements AutoCloseable {
      */
     public Builder retryPolicy(BusyRetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * @param priority the priority in a fence's queue of waiters of requests that set none: -100 to
+     *     100, higher first, one level worth one second of waiting; default 0
+     * @return this builder
+     * @throws IllegalArgumentException naming the value when it is outside -100 to 100
+     */
+    public Builder defaultPriority(int priority) {
+      this.defaultPriority = FenceArguments.priority(priority);
+      return this;
+    }
+
+    /**
+     * How long a waiter's ticket in a fence's queue lasts without a poll: a process that stops
+     * polling (killed, paused) loses its place after this long, and a lease kept for it on release
+     * passes on. Waiters behind the head poll at least four times per lapse.
+     *
+     * @param lapse whole seconds from 1 to 60; default 5 s
+     * @return this builder
+     * @throws IllegalArgumentException naming the value when it breaks the rule
+     */
+    public Builder queueLapse(Duration lapse) {
+      FenceArguments.lapseSeconds(lapse);
+      this.queueLapse = lapse;
+      return this;
+    }
+
+    /**
+     * How often the head of a fence's queue (and the waiter behind it) polls for the lease: the
+     * longest gap between a release and the next holder's acquire when no notification arrives
+     * first. Waiters further back poll less often (doubling per place, at most a quarter of the
+     * lapse), so the load of many waiters stays bounded.
+     *
+     * @param interval from 1 ms to 1 s; default 10 ms
+     * @return this builder
+     * @throws IllegalArgumentException naming the value when it is outside that range
+     */
+    public Builder queuePollInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.toMillis() < 1 || interval.compareTo(Duration.ofSeconds(1)) > 0) {
+        throw new IllegalArgumentException(
+            "writer-fence: queue.poll-interval " + interval + " is not allowed: from 1 ms to 1 s");
+      }
+      this.queuePollInterval = interval;
       return this;
     }
 

@@ -17,6 +17,8 @@ public final class WriterFenceBusyException extends WriterFenceException {
   private final String holderLabel;
   private final transient Instant holderExpiresAt;
   private final transient Duration waited;
+  private final int place;
+  private final int waiters;
 
   /**
    * @param fenceName the busy fence; never {@code null}
@@ -51,14 +53,44 @@ public final class WriterFenceBusyException extends WriterFenceException {
       Instant holderExpiresAt,
       Duration waited,
       Duration budget) {
+    this(fenceName, attempts, holderLabel, holderExpiresAt, waited, budget, 0, 0);
+  }
+
+  /**
+   * A busy answer of a caller that waited in the fence's queue of waiters.
+   *
+   * @param fenceName the busy fence; never {@code null}
+   * @param attempts as in {@link #WriterFenceBusyException(String, int, String, Instant)}
+   * @param holderLabel label of the holder seen after the last attempt, or {@code null} if unknown
+   * @param holderExpiresAt expiry of that holder's lease (database clock), or {@code null}
+   * @param waited how long the call waited in all, turns in this process included, or {@code null}
+   *     if not measured
+   * @param budget how long it was allowed to wait ({@code BusyRetryPolicy.budget()}), or {@code
+   *     null} if not known
+   * @param place the caller's place in the queue at its last poll, 1 for the head; 0 when it did
+   *     not queue
+   * @param waiters the live tickets of the fence at that poll, the caller's own included; 0 when it
+   *     did not queue
+   */
+  public WriterFenceBusyException(
+      String fenceName,
+      int attempts,
+      String holderLabel,
+      Instant holderExpiresAt,
+      Duration waited,
+      Duration budget,
+      int place,
+      int waiters) {
     super(
         fenceName,
-        message(fenceName, attempts, holderLabel, holderExpiresAt, waited, budget),
+        message(fenceName, attempts, holderLabel, holderExpiresAt, waited, budget, place, waiters),
         null);
     this.attempts = attempts;
     this.holderLabel = holderLabel;
     this.holderExpiresAt = holderExpiresAt;
     this.waited = waited;
+    this.place = place;
+    this.waiters = waiters;
   }
 
   private static String message(
@@ -67,7 +99,9 @@ public final class WriterFenceBusyException extends WriterFenceException {
       String label,
       Instant expiresAt,
       Duration waited,
-      Duration budget) {
+      Duration budget,
+      int place,
+      int waiters) {
     return "writer-fence: fence '"
         + name
         + (attempts == 0
@@ -75,6 +109,7 @@ public final class WriterFenceBusyException extends WriterFenceException {
                 + " (another thread's, or this thread's own not yet released) through the wait"
             : "' is busy after " + attempts + (attempts == 1 ? " attempt" : " attempts"))
         + waitedText(waited, budget)
+        + (place > 0 ? ", number " + place + " of " + waiters + " in its queue" : "")
         + ": held by "
         + (label == null ? "an unknown holder" : "'" + label + "'")
         + (expiresAt == null ? "" : " until " + expiresAt + " (database clock)")
@@ -88,9 +123,9 @@ public final class WriterFenceBusyException extends WriterFenceException {
     }
     return " in "
         + text(waited)
-        + (budget == null ? "" : " against a budget of " + text(budget) + " of retry waits")
-        + " (to wait longer raise writer-fence.retry.max-attempts or retry.max-interval, or the"
-        + " annotation's retryMaxAttempts)";
+        + (budget == null ? "" : " against a budget of " + text(budget))
+        + " (to wait longer raise writer-fence.retry.max-wait, or the annotation's"
+        + " retryMaxWaitMillis)";
   }
 
   private static String text(Duration d) {
@@ -103,6 +138,22 @@ public final class WriterFenceBusyException extends WriterFenceException {
    */
   public Optional<Duration> waited() {
     return Optional.ofNullable(waited);
+  }
+
+  /**
+   * @return the caller's place in the fence's queue at its last poll, 1 for the head; 0 when it did
+   *     not queue (a try, a store without a queue, or busy before its first ticket)
+   */
+  public int place() {
+    return place;
+  }
+
+  /**
+   * @return the fence's live tickets at that poll, the caller's own included; 0 when it did not
+   *     queue
+   */
+  public int waiters() {
+    return waiters;
   }
 
   /**

@@ -119,7 +119,7 @@ class CoreCasesTest extends FenceTestSupport {
         .hasMessageContaining(
             "against a budget of "
                 + QUICK_RETRY.scheduledWait().toMillis()
-                + "ms of retry waits (to wait longer raise writer-fence.retry.max-attempts")
+                + "ms (to wait longer raise writer-fence.retry.max-wait")
         .hasMessageContaining("'holder-x'");
     assertThat(busy.waited()).hasValueSatisfying(w -> assertThat(w).isPositive());
     assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("late").ttl(TTL).build()))

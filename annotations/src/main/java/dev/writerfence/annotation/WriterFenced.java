@@ -96,4 +96,32 @@ public @interface WriterFenced {
    * @return at least {@link #retryInitialIntervalMillis()}; {@code 0} for the fence's default
    */
   long retryMaxIntervalMillis() default 0;
+
+  /**
+   * The longest a call waits for the fence in all (in the fence's queue of waiters and for its turn
+   * among this process's threads) before busy is its answer, in milliseconds.
+   *
+   * @return at least 1 millisecond; {@code 0} for the fence's default ({@code retry.max-wait}, by
+   *     default what the retry attempts' backoff schedules, about 3 s)
+   */
+  long retryMaxWaitMillis() default 0;
+
+  /** {@link #priority()}'s default: take the fence's default priority. */
+  int DEFAULT_PRIORITY = Integer.MIN_VALUE;
+
+  /**
+   * The call's priority in the fence's queue of waiters: -100 to 100, higher first. One level is
+   * worth one second of waiting, so a low priority is still served in bounded time (for example a
+   * user-facing write-back at 50 above a nightly walk at 0).
+   *
+   * @return -100 to 100; {@link #DEFAULT_PRIORITY} for the fence's default ({@code priority}, 0)
+   */
+  int priority() default DEFAULT_PRIORITY;
+
+  /**
+   * What the call does when the fence stays busy through its wait.
+   *
+   * @return {@link OnBusy#THROW} (the default) or {@link OnBusy#SKIP}
+   */
+  OnBusy onBusy() default OnBusy.THROW;
 }

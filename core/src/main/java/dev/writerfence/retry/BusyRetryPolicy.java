@@ -17,17 +17,43 @@ import java.util.Objects;
  * @param initialInterval wait before the second attempt; at least 1 ms
  * @param multiplier growth of the wait per attempt; at least 1.0
  * @param maxInterval upper bound of one wait; at least {@code initialInterval}
+ *     <p>With a store that keeps a fair queue of waiters (the lease row's, contract version 2), a
+ *     busy acquire takes a ticket and polls on the queue's own schedule (fast at the head of the
+ *     queue, slowly behind it) instead of this backoff: there the policy says whether to wait at
+ *     all ({@code maxAttempts} 1: never) and how long in all ({@link #budget()}).
+ * @param maxAttempts attempts in all, the first included; at least 1
+ * @param initialInterval wait before the second attempt; at least 1 ms
+ * @param multiplier growth of the wait per attempt; at least 1.0
+ * @param maxInterval upper bound of one wait; at least {@code initialInterval}
  * @param jitter randomization factor, from 0.0 (none) to 1.0 (±100 %)
+ * @param maxWait the total time a busy acquire may wait (setting {@code retry.max-wait}), turns in
+ *     this process included; at least 1 ms; {@code null}: what the attempts' backoff schedules
+ *     ({@link #scheduledWait()})
  */
 public record BusyRetryPolicy(
     int maxAttempts,
     Duration initialInterval,
     double multiplier,
     Duration maxInterval,
-    double jitter) {
+    double jitter,
+    Duration maxWait) {
 
   private static final BusyRetryPolicy DEFAULTS =
       new BusyRetryPolicy(5, Duration.ofMillis(200), 2.0, Duration.ofSeconds(5), 0.5);
+
+  /**
+   * A policy bounded by its attempts only: {@code maxWait} is {@code null}.
+   *
+   * @throws IllegalArgumentException naming the value and the rule when a value breaks its rule
+   */
+  public BusyRetryPolicy(
+      int maxAttempts,
+      Duration initialInterval,
+      double multiplier,
+      Duration maxInterval,
+      double jitter) {
+    this(maxAttempts, initialInterval, multiplier, maxInterval, jitter, null);
+  }
 
   /**
    * @throws IllegalArgumentException naming the value and the rule when a value breaks its rule
@@ -61,6 +87,10 @@ public record BusyRetryPolicy(
       throw new IllegalArgumentException(
           "writer-fence: retry jitter " + jitter + " is not allowed: 0.0 to 1.0");
     }
+    if (maxWait != null && (maxWait.isNegative() || maxWait.toMillis() < 1)) {
+      throw new IllegalArgumentException(
+          "writer-fence: retry.max-wait " + maxWait + " is not allowed: at least 1 ms");
+    }
   }
 
   /**
@@ -82,7 +112,8 @@ public record BusyRetryPolicy(
    * @return a copy with that many attempts
    */
   public BusyRetryPolicy withMaxAttempts(int maxAttempts) {
-    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+    return new BusyRetryPolicy(
+        maxAttempts, initialInterval, multiplier, maxInterval, jitter, maxWait);
   }
 
   /**
@@ -91,7 +122,7 @@ public record BusyRetryPolicy(
    */
   public BusyRetryPolicy withInitialInterval(Duration initialInterval) {
     Duration max = maxInterval.compareTo(initialInterval) < 0 ? initialInterval : maxInterval;
-    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, max, jitter);
+    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, max, jitter, maxWait);
   }
 
   /**
@@ -99,7 +130,8 @@ public record BusyRetryPolicy(
    * @return a copy with that multiplier
    */
   public BusyRetryPolicy withMultiplier(double multiplier) {
-    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+    return new BusyRetryPolicy(
+        maxAttempts, initialInterval, multiplier, maxInterval, jitter, maxWait);
   }
 
   /**
@@ -107,7 +139,8 @@ public record BusyRetryPolicy(
    * @return a copy with that bound
    */
   public BusyRetryPolicy withMaxInterval(Duration maxInterval) {
-    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+    return new BusyRetryPolicy(
+        maxAttempts, initialInterval, multiplier, maxInterval, jitter, maxWait);
   }
 
   /**
@@ -115,7 +148,32 @@ public record BusyRetryPolicy(
    * @return a copy with that jitter
    */
   public BusyRetryPolicy withJitter(double jitter) {
-    return new BusyRetryPolicy(maxAttempts, initialInterval, multiplier, maxInterval, jitter);
+    return new BusyRetryPolicy(
+        maxAttempts, initialInterval, multiplier, maxInterval, jitter, maxWait);
+  }
+
+  /**
+   * @param maxWait the total time a busy acquire may wait; at least 1 ms; {@code null}: what the
+   *     attempts' backoff schedules
+   * @return a copy with that budget
+   * @throws IllegalArgumentException when {@code maxWait} is under 1 ms
+   */
+  public BusyRetryPolicy withMaxWait(Duration maxWait) {
+    return new BusyRetryPolicy(
+        maxAttempts, initialInterval, multiplier, maxInterval, jitter, maxWait);
+  }
+
+  /**
+   * How long a busy acquire of this policy may wait in all before busy is its answer: {@link
+   * #maxWait()} when set, otherwise {@link #scheduledWait()}; zero for one attempt.
+   *
+   * @return the budget; never {@code null}
+   */
+  public Duration budget() {
+    if (maxAttempts == 1) {
+      return Duration.ZERO;
+    }
+    return maxWait != null ? maxWait : scheduledWait();
   }
 
   /**

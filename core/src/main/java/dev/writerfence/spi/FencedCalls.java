@@ -44,6 +44,8 @@ public final class FencedCalls {
      * @param holderLabel a checked holder label, or {@code null} for the fence's default
      * @param ttl a checked TTL, or {@code null} for the fence's default
      * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
+     * @param priority a checked priority ({@link FenceArguments#priority}), or {@code null} for the
+     *     fence's default
      * @return the call, to exit after the method
      */
     FencedCall enter(
@@ -51,7 +53,8 @@ public final class FencedCalls {
         String fenceName,
         String holderLabel,
         Duration ttl,
-        BusyRetryPolicy retryPolicy);
+        BusyRetryPolicy retryPolicy,
+        Integer priority);
 
     /**
      * @param fence the fence; never {@code null}

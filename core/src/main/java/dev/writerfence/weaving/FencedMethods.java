@@ -162,7 +162,7 @@ public final class FencedMethods {
       String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
       BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
       return core(fence)
-          .enter(fence, fenceName, holderLabel, ttl, policy)
+          .enter(fence, fenceName, holderLabel, ttl, policy, null)
           .proceed(invocation, declaredReturnType);
     }
 
