@@ -7,7 +7,9 @@ import dev.writerfence.spi.FencedCall;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.TransientLeaseStoreException;
+import dev.writerfence.spi.Turn;
 import dev.writerfence.store.LeaseStatus;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -21,6 +23,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +44,9 @@ final class LeaseAcquirer {
    * A turn taken without waiting and ahead of any waiter (tryAcquire, or an interrupted thread).
    */
   private static final long BARGE = -1;
+
+  private static final Function<StoreLease, Turn> GRANTED = lease -> Turn.granted(lease, 0);
+  private static final Turn BUSY = Turn.BUSY_UNQUEUED;
 
   static {
     // The weaving modes' entry points live in the SPI package, not on the user API; they reach the
@@ -76,7 +82,9 @@ final class LeaseAcquirer {
   private final BusyRetryPolicy defaultPolicy;
   private final Retry defaultRetry;
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
-  private final LocalTurns turns = new LocalTurns();
+  private final LocalTurns turns;
+  private final boolean queues; // the store keeps a queue of waiters (contract version 2)
+  private final QueuePolls polls;
 
   /** The acquiring side of {@code fence}, whose store, defaults and listener it uses. */
   LeaseAcquirer(WriterFence fence, BusyRetryPolicy defaultPolicy) {
@@ -85,6 +93,9 @@ final class LeaseAcquirer {
     this.listener = fence.listener;
     this.defaultPolicy = defaultPolicy;
     this.defaultRetry = retry(defaultPolicy);
+    this.queues = store.keepsQueue();
+    this.polls = new QueuePolls(fence.queuePollInterval, fence.queueLapse);
+    this.turns = new LocalTurns(store, fence.queueLapse);
   }
 
   /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
@@ -124,7 +135,7 @@ final class LeaseAcquirer {
     }
     refuseWhenClosed(fenceName);
     HeldLease lease =
-        acquire(fenceName, holderLabel, ttl, policy, request, true).orElseThrow().hold();
+        acquire(fenceName, holderLabel, ttl, policy, priority, request, true).orElseThrow().hold();
     // Pushed after it is kept: a lease the stack shows is renewed and watched.
     HeldFenceStack.push(lease.entry);
     return lease;
@@ -151,43 +162,63 @@ final class LeaseAcquirer {
    * Acquires with {@code policy} ({@code null}: the fence's default): empty when still busy after
    * the last attempt and {@code busyThrows} is false. The lease is not kept yet ({@link
    * HeldLease#hold}).
+   *
+   * @param priority {@code null} for the fence's default
    */
   Optional<HeldLease> acquire(
       String fenceName,
       String holderLabel,
       Duration ttl,
       BusyRetryPolicy policy,
+      Integer priority,
       FenceRequest request,
       boolean busyThrows) {
     long queued = System.nanoTime();
     // A free turn with nobody waiting is taken at once, so the policy's wait is not even read.
     LocalTurns.Turn turn = freeTurn(fenceName);
     boolean waited = turn == null;
+    BusyRetryPolicy p = policy != null ? policy : defaultPolicy;
     if (waited) {
-      turn = takeTurn(fenceName, policy != null ? policy : defaultPolicy);
+      turn = takeTurn(fenceName, p);
     }
     if (turn == null) {
-      return busy(fenceName, holderLabel, ttl, policy, request, 0, busyThrows, queued);
+      return busyThrows
+          ? busy(fenceName, holderLabel, ttl, policy, request, 0, Turn.BUSY_UNQUEUED, queued)
+          : Optional.empty();
     }
     StoreOutcome outcome;
     try {
       refuseWhenClosed(fenceName); // closed while this thread waited its turn
-      Retry retry = policy == null ? defaultRetry : retryFor(policy);
-      if (waited) {
-        BusyRetryPolicy p = policy != null ? policy : defaultPolicy;
-        BusyRetryPolicy rest = p.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
-        // A policy cut after a wait is not kept: there may be as many cuts as attempts.
-        retry = rest == p ? retry : retry(rest);
+      Retry retry;
+      if (queues && p.maxAttempts() > 1) {
+        // The queue's polls, not the backoff, within what is left of the budget (ADR 37).
+        long deadline = queued + saturatedNanos(p.budget());
+        retry = polls.retry(p, deadline);
+      } else {
+        retry = policy == null ? defaultRetry : retryFor(policy);
+        if (waited || p.maxWait() != null) {
+          BusyRetryPolicy rest = p.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
+          // A policy cut after a wait is not kept: there may be as many cuts as attempts.
+          retry = rest == p ? retry : retry(rest);
+        }
       }
-      outcome = acquireFromStore(fenceName, holderLabel, ttl, policy, request, retry, turn);
+      int ticketPriority = priority != null ? priority : fence.defaultPriority;
+      outcome =
+          acquireFromStore(
+              fenceName, holderLabel, ttl, policy, ticketPriority, request, retry, turn);
     } catch (Throwable t) {
+      turn.leaveQueue();
       turn.giveBack();
       throw t;
     }
     if (outcome.lease() == null) {
+      turn.leaveQueue();
       turn.giveBack();
+      if (!busyThrows) {
+        return Optional.empty();
+      }
       return busy(
-          fenceName, holderLabel, ttl, policy, request, outcome.attempts(), busyThrows, queued);
+          fenceName, holderLabel, ttl, policy, request, outcome.attempts(), outcome.last(), queued);
     }
     return Optional.of(outcome.lease());
   }
@@ -209,8 +240,11 @@ final class LeaseAcquirer {
         .build();
   }
 
-  /** The store's answer: the lease, or {@code null} when busy through every attempt. */
-  private record StoreOutcome(HeldLease lease, int attempts) {}
+  /**
+   * The store's answer: the lease, or {@code null} when busy through every attempt; the last turn
+   * the store answered (its place in the queue).
+   */
+  private record StoreOutcome(HeldLease lease, int attempts, Turn last) {}
 
   /** The name's turn when it is free and nobody waits for it; {@code null} otherwise. */
   private LocalTurns.Turn freeTurn(String fenceName) {
@@ -230,7 +264,7 @@ final class LeaseAcquirer {
    * policy's scheduled waits: {@code null} when other threads of this fence kept it that long.
    */
   private LocalTurns.Turn takeTurn(String fenceName, BusyRetryPolicy policy) {
-    long waitNanos = saturatedNanos(policy.scheduledWait());
+    long waitNanos = saturatedNanos(policy.budget());
     try {
       if (Thread.currentThread().isInterrupted() || waitNanos == 0) {
         // As before turns: a free turn still gets its attempt; only a wait would be interrupted.
@@ -261,7 +295,7 @@ final class LeaseAcquirer {
     }
   }
 
-  /** Busy after the last attempt: empty, or the exception naming the holder. */
+  /** Busy after the last attempt: the exception naming the holder and the caller's place. */
   private Optional<HeldLease> busy(
       String fenceName,
       String holderLabel,
@@ -269,11 +303,8 @@ final class LeaseAcquirer {
       BusyRetryPolicy policy,
       FenceRequest request,
       int attempts,
-      boolean busyThrows,
+      Turn last,
       long queuedNanos) {
-    if (!busyThrows) {
-      return Optional.empty();
-    }
     Optional<LeaseStatus> holder = busyHolder(fenceName);
     if (listener != null) {
       FenceRequest asked = request(fenceName, holderLabel, ttl, policy, request);
@@ -285,18 +316,24 @@ final class LeaseAcquirer {
         holder.map(LeaseStatus::holderLabel).orElse(null),
         holder.map(LeaseStatus::expiresAt).orElse(null),
         Duration.ofNanos(System.nanoTime() - queuedNanos),
-        (policy != null ? policy : defaultPolicy).scheduledWait());
+        (policy != null ? policy : defaultPolicy).budget(),
+        last.place(),
+        last.waiters());
   }
 
   /**
    * Asks the store, busy retried by {@code retry}, while holding the fence name's local turn; a
-   * lease it grants takes the turn with it.
+   * lease it grants takes the turn with it. The first attempt of a turn taken without waiting is a
+   * plain acquire (no ticket: what an uncontended call costs); every later one, and every attempt
+   * of a thread that waited for its turn, polls the queue with the process's ticket, so the threads
+   * of this fence wait as one waiter (ADR 37).
    */
   private StoreOutcome acquireFromStore(
       String fenceName,
       String holderLabel,
       Duration askedTtl,
       BusyRetryPolicy policy,
+      int priority,
       FenceRequest request,
       Retry retry,
       LocalTurns.Turn turn) {
@@ -310,7 +347,8 @@ final class LeaseAcquirer {
     // unchanged, so the TTL is counted from the first attempt since the last busy answer.
     long[] grantableSince = {0L};
     boolean[] grantable = {false};
-    Callable<Optional<StoreLease>> attempt =
+    Turn[] last = {Turn.BUSY_UNQUEUED};
+    Callable<Turn> attempt =
         () -> {
           int n = ++attempts[0];
           long sent = System.nanoTime();
@@ -318,19 +356,26 @@ final class LeaseAcquirer {
             grantable[0] = true;
             grantableSince[0] = sent;
           }
-          Optional<StoreLease> lease = store.acquire(fenceName, holderToken, label, ttl);
-          if (lease.isEmpty()) {
+          Turn answer;
+          if (queues && (n > 1 || turn.hasTicket())) {
+            answer = store.acquireInTurn(turn.ticket(label, priority), holderToken, ttl);
+            turn.polled(answer);
+          } else {
+            answer = store.acquire(fenceName, holderToken, label, ttl).map(GRANTED).orElse(BUSY);
+          }
+          last[0] = answer;
+          if (!answer.acquired()) {
             grantable[0] = false;
             if (listener != null) {
               FenceRequest asked = request(fenceName, holderLabel, askedTtl, policy, request);
               ListenerCalls.notify(() -> listener.busyAttempt(asked, n));
             }
           }
-          return lease;
+          return answer;
         };
     Optional<StoreLease> lease;
     try {
-      lease = retry.executeCallable(attempt);
+      lease = retry.executeCallable(attempt).lease();
     } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
       // Thrown by an attempt itself, never by a wait: not retried, so not an interrupted wait.
       if (e instanceof WriterFenceUnavailableException u && listener != null) {
@@ -383,9 +428,9 @@ final class LeaseAcquirer {
         acquired.releaseAfter(t);
         throw t;
       }
-      return new StoreOutcome(acquired, attempts[0]);
+      return new StoreOutcome(acquired, attempts[0], last[0]);
     }
-    return new StoreOutcome(null, attempts[0]);
+    return new StoreOutcome(null, attempts[0], last[0]);
   }
 
   /** Who holds a busy fence, for the exception's message; best effort. */
@@ -415,10 +460,10 @@ final class LeaseAcquirer {
   private static Retry retry(BusyRetryPolicy p) {
     return Retry.of(
         "writer-fence",
-        RetryConfig.<Optional<StoreLease>>custom()
+        RetryConfig.<Turn>custom()
             .maxAttempts(p.maxAttempts())
             .intervalFunction(p.intervalFunction())
-            .retryOnResult(Optional::isEmpty)
+            .retryOnResult(t -> !t.acquired())
             .retryOnException(e -> e instanceof TransientLeaseStoreException)
             .failAfterMaxAttempts(false)
             .build());
@@ -436,15 +481,32 @@ final class LeaseAcquirer {
    * <p>A turn is not owned by a thread: a lease released on another thread (the completion of a
    * {@code CompletionStage}) gives its turn back there. Names with neither a holder nor a waiter
    * have no entry, so the map does not grow with the number of names ever used.
+   *
+   * <p>With a store that keeps a queue, the threads of one name wait in it as one waiter: the line
+   * keeps one ticket (one waiter token) from the first poll of a wait until it is granted or the
+   * last waiting thread gives up, and only the turn's holder polls with it. A thread that takes the
+   * turn after a grant polls anew, so this process queues behind the other processes' waiters, and
+   * the release, which keeps the lease for the head of the queue, lets none of this process's
+   * threads pass them (ADR 37).
    */
   static final class LocalTurns {
     private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
+    private final LeaseStore store;
+    private final Duration lapse;
+
+    LocalTurns(LeaseStore store, Duration lapse) {
+      this.store = store;
+      this.lapse = lapse;
+    }
 
     /** The threads of one fence name: the turn, and how many hold or wait for it. */
     private static final class Line {
       final Semaphore turn = new Semaphore(1, true);
-      int users; // changed inside the map's compute only
+      volatile int users; // changed inside the map's compute only
       volatile Turn current; // the turn taken now, or null while it is free
+      // The process's ticket in the store's queue: read and changed by the turn's holder only.
+      UUID waiterToken;
+      Ticket ticket;
     }
 
     /** A turn taken; given back by the first {@link #giveBack()}, on any thread. */
@@ -466,6 +528,52 @@ final class LeaseAcquirer {
       /** Records that the caller of an acquire or tryAcquire holds {@code lease} with this turn. */
       void heldByCaller(HeldLease lease) {
         this.callerHold = lease;
+      }
+
+      /** Whether this process holds a ticket in the queue for the name. */
+      boolean hasTicket() {
+        return line.waiterToken != null;
+      }
+
+      /**
+       * The process's ticket for the name, taken now if it has none; the first poller's label and
+       * priority stay with the ticket while it waits.
+       */
+      Ticket ticket(String label, int priority) {
+        Ticket t = line.ticket;
+        if (t == null) {
+          line.waiterToken = UUID.randomUUID();
+          t = new Ticket(fenceName, line.waiterToken, label, priority, turns.lapse);
+          line.ticket = t;
+        }
+        return t;
+      }
+
+      /** A poll's answer: a granted ticket has left the queue. */
+      void polled(dev.writerfence.spi.Turn answer) {
+        if (answer.acquired()) {
+          line.waiterToken = null;
+          line.ticket = null;
+        }
+      }
+
+      /**
+       * This thread stops waiting without the lease: the ticket leaves the queue unless another
+       * thread of this fence waits for the name and polls on with it. Best effort: a ticket that
+       * cannot be dropped lapses.
+       */
+      void leaveQueue() {
+        UUID token = line.waiterToken;
+        if (token == null || line.users > 1) {
+          return;
+        }
+        line.waiterToken = null;
+        line.ticket = null;
+        try {
+          turns.store.leaveQueue(fenceName, token);
+        } catch (RuntimeException e) {
+          LOG.debug("writer-fence: fence '{}': could not leave the queue; it lapses", fenceName, e);
+        }
       }
 
       /** Hands the turn to the longest waiter, if any; later calls do nothing. */

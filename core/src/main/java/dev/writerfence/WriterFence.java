@@ -222,6 +222,7 @@ public final class WriterFence implements AutoCloseable {
             request.holderLabel().orElse(null),
             request.ttl().orElse(null),
             BusyRetryPolicy.noRetry(),
+            request.priorityOrNull(),
             request,
             false)
         .map(WriterFence::holdForCaller);
@@ -252,6 +253,7 @@ public final class WriterFence implements AutoCloseable {
                 request.holderLabel().orElse(null),
                 request.ttl().orElse(null),
                 request.retryPolicy().orElse(null),
+                request.priorityOrNull(),
                 request,
                 true)
             .orElseThrow());

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class LocalTurnsTest {
   private static final long LONG_WAIT = TimeUnit.SECONDS.toNanos(30);
 
-  private final LocalTurns turns = new LocalTurns();
+  // No store: these turns never poll a queue, so the store is never asked.
+  private final LocalTurns turns = new LocalTurns(null, WriterFence.DEFAULT_QUEUE_LAPSE);
 
   @Test
   void aSecondTakerWithoutWaitGetsNothingWhileTheTurnIsHeld() throws Exception {

@@ -188,14 +188,16 @@ public record BusyRetryPolicy(
 
   /**
    * This policy cut to the attempts whose scheduled waits fit in what is left of its {@link
-   * #scheduledWait()}: used after part of the wait was spent elsewhere (queued behind writers of
-   * the same process), so that the whole wait stays what the policy promises.
+   * #scheduledWait()} (and of {@link #maxWait()}, when set): used after part of the wait was spent
+   * elsewhere (queued behind writers of the same process), so that the whole wait stays what the
+   * policy promises.
    *
    * @param spent time already waited; not negative
    * @return a copy with the most attempts, at least 1, whose scheduled waits fit in the rest
    */
   public BusyRetryPolicy afterWaiting(Duration spent) {
-    double left = totalMillis() - spent.toMillis();
+    long budget = maxWait == null ? totalMillis() : Math.min(totalMillis(), maxWait.toMillis());
+    double left = budget - spent.toMillis();
     int waits = maxAttempts - 1;
     int growing = growingWaits();
     double initial = initialInterval.toMillis();

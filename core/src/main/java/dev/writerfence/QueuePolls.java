@@ -1,0 +1,85 @@
+package dev.writerfence;
+
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.TransientLeaseStoreException;
+import dev.writerfence.spi.Turn;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+
+/**
+ * When a queued writer polls again (contract version 2's queue, ADR 31 and ADR 37): the head of the
+ * queue and the waiter behind it poll every poll interval, so the lease kept for the head on
+ * release is claimed within one interval and the next head is already polling fast when its turn
+ * comes; waiters further back poll half as often per place, at most every quarter of the ticket's
+ * lapse, so their tickets stay alive (four polls per lapse) and the load of many idle waiters stays
+ * bounded. All within the call's budget: the last wait is cut to what is left of it.
+ *
+ * <p>Resilience4j Retry runs the polls; this class only makes its configuration for one wait.
+ */
+final class QueuePolls {
+  private final long pollMillis;
+  private final long slowestMillis;
+
+  /**
+   * @param pollInterval the head's interval
+   * @param lapse the ticket's lapse
+   */
+  QueuePolls(Duration pollInterval, Duration lapse) {
+    this.pollMillis = Math.max(1, pollInterval.toMillis());
+    this.slowestMillis = Math.max(pollMillis, lapse.toMillis() / 4);
+  }
+
+  /**
+   * @param place the place the last poll answered: 1 for the head, 0 when not queued yet (a first
+   *     plain attempt answered busy)
+   * @return how long to wait before the next poll, in milliseconds
+   */
+  long waitMillis(int place) {
+    if (place <= 2) {
+      return pollMillis;
+    }
+    int doublings = Math.min(place - 2, 30);
+    return Math.min(slowestMillis, pollMillis << doublings);
+  }
+
+  /**
+   * The retry of one queued wait: polls until granted or until {@code deadlineNanos} (by {@link
+   * System#nanoTime()}); transient failures are retried on the policy's backoff, as many as its
+   * attempts.
+   *
+   * @param policy the call's policy, for the backoff after a transient failure
+   * @param deadlineNanos when the call's budget ends
+   */
+  Retry retry(BusyRetryPolicy policy, long deadlineNanos) {
+    IntervalFunction backoff = policy.intervalFunction();
+    int maxFailures = policy.maxAttempts();
+    int[] failures = {0}; // this wait's transient failures: its polls run one at a time
+    return Retry.of(
+        "writer-fence-queue",
+        RetryConfig.<Turn>custom()
+            .maxAttempts(Integer.MAX_VALUE)
+            .intervalBiFunction(
+                (attempt, outcome) ->
+                    cut(
+                        outcome.isLeft()
+                            ? backoff.apply(attempt)
+                            : waitMillis(outcome.get().place()),
+                        deadlineNanos))
+            .retryOnResult(turn -> !turn.acquired() && leftMillis(deadlineNanos) >= 1)
+            // A transient failure is not a busy answer: retried as without a queue, by attempts.
+            .retryOnException(
+                e -> e instanceof TransientLeaseStoreException && ++failures[0] < maxFailures)
+            .failAfterMaxAttempts(false)
+            .build());
+  }
+
+  private static long cut(long waitMillis, long deadlineNanos) {
+    return Math.max(1, Math.min(waitMillis, leftMillis(deadlineNanos)));
+  }
+
+  private static long leftMillis(long deadlineNanos) {
+    return (deadlineNanos - System.nanoTime()) / 1_000_000;
+  }
+}
