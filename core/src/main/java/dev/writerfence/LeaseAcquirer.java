@@ -23,7 +23,6 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,9 +43,6 @@ final class LeaseAcquirer {
    * A turn taken without waiting and ahead of any waiter (tryAcquire, or an interrupted thread).
    */
   private static final long BARGE = -1;
-
-  private static final Function<StoreLease, Turn> GRANTED = lease -> Turn.granted(lease, 0);
-  private static final Turn BUSY = Turn.BUSY_UNQUEUED;
 
   static {
     // The weaving modes' entry points live in the SPI package, not on the user API; they reach the
@@ -84,6 +80,8 @@ final class LeaseAcquirer {
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
   private final LocalTurns turns;
   private final boolean queues; // the store keeps a queue of waiters (contract version 2)
+  private final boolean defaultQueues; // and the default policy waits in it
+  private final boolean defaultHasMaxWait;
   private final QueuePolls polls;
 
   /** The acquiring side of {@code fence}, whose store, defaults and listener it uses. */
@@ -94,6 +92,8 @@ final class LeaseAcquirer {
     this.defaultPolicy = defaultPolicy;
     this.defaultRetry = retry(defaultPolicy);
     this.queues = store.keepsQueue();
+    this.defaultQueues = queues && defaultPolicy.maxAttempts() > 1;
+    this.defaultHasMaxWait = defaultPolicy.maxWait() != null;
     this.polls = new QueuePolls(fence.queuePollInterval, fence.queueLapse);
     this.turns = new LocalTurns(store, fence.queueLapse);
   }
@@ -189,23 +189,19 @@ final class LeaseAcquirer {
     StoreOutcome outcome;
     try {
       refuseWhenClosed(fenceName); // closed while this thread waited its turn
-      Retry retry;
-      if (queues && p.maxAttempts() > 1) {
-        // The queue's polls, not the backoff, within what is left of the budget (ADR 37).
-        long deadline = queued + saturatedNanos(p.budget());
-        retry = polls.retry(p, deadline);
-      } else {
+      // Read through fields for the default policy: an uncontended call runs none of its code.
+      Retry retry = null; // null: the queue's polls, not the backoff (ADR 37)
+      if (policy == null ? !defaultQueues : !queues || policy.maxAttempts() == 1) {
         retry = policy == null ? defaultRetry : retryFor(policy);
-        if (waited || p.maxWait() != null) {
+        if (waited || (policy == null ? defaultHasMaxWait : policy.maxWait() != null)) {
           BusyRetryPolicy rest = p.afterWaiting(Duration.ofNanos(System.nanoTime() - queued));
           // A policy cut after a wait is not kept: there may be as many cuts as attempts.
           retry = rest == p ? retry : retry(rest);
         }
       }
-      int ticketPriority = priority != null ? priority : fence.defaultPriority;
       outcome =
           acquireFromStore(
-              fenceName, holderLabel, ttl, policy, ticketPriority, request, retry, turn);
+              fenceName, holderLabel, ttl, policy, priority, request, retry, turn, queued);
     } catch (Throwable t) {
       turn.leaveQueue();
       turn.giveBack();
@@ -322,21 +318,24 @@ final class LeaseAcquirer {
   }
 
   /**
-   * Asks the store, busy retried by {@code retry}, while holding the fence name's local turn; a
-   * lease it grants takes the turn with it. The first attempt of a turn taken without waiting is a
-   * plain acquire (no ticket: what an uncontended call costs); every later one, and every attempt
-   * of a thread that waited for its turn, polls the queue with the process's ticket, so the threads
-   * of this fence wait as one waiter (ADR 37).
+   * Asks the store while holding the fence name's local turn, busy retried by {@code retry} or,
+   * when it is {@code null}, by waiting in the store's queue; a lease it grants takes the turn with
+   * it.
+   *
+   * @param priority {@code null} for the fence's default
+   * @param queuedNanos when the call began, by {@link System#nanoTime()}: its budget counts from
+   *     then
    */
   private StoreOutcome acquireFromStore(
       String fenceName,
       String holderLabel,
       Duration askedTtl,
       BusyRetryPolicy policy,
-      int priority,
+      Integer priority,
       FenceRequest request,
       Retry retry,
-      LocalTurns.Turn turn) {
+      LocalTurns.Turn turn,
+      long queuedNanos) {
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
     String label = holderLabel != null ? holderLabel : fence.defaultHolderLabel;
     Duration ttl = askedTtl != null ? askedTtl : fence.defaultTtl;
@@ -347,35 +346,72 @@ final class LeaseAcquirer {
     // unchanged, so the TTL is counted from the first attempt since the last busy answer.
     long[] grantableSince = {0L};
     boolean[] grantable = {false};
-    Turn[] last = {Turn.BUSY_UNQUEUED};
-    Callable<Turn> attempt =
+    Turn[] last = {null}; // the queue's last answer, when it was polled
+    Runnable[] busyAnswer = {null};
+    Callable<Optional<StoreLease>> attempt =
         () -> {
-          int n = ++attempts[0];
+          ++attempts[0];
           long sent = System.nanoTime();
           if (!grantable[0]) {
             grantable[0] = true;
             grantableSince[0] = sent;
           }
-          Turn answer;
-          if (queues && (n > 1 || turn.hasTicket())) {
-            answer = store.acquireInTurn(turn.ticket(label, priority), holderToken, ttl);
-            turn.polled(answer);
-          } else {
-            answer = store.acquire(fenceName, holderToken, label, ttl).map(GRANTED).orElse(BUSY);
-          }
-          last[0] = answer;
-          if (!answer.acquired()) {
+          Optional<StoreLease> answer = store.acquire(fenceName, holderToken, label, ttl);
+          if (answer.isEmpty()) {
             grantable[0] = false;
-            if (listener != null) {
-              FenceRequest asked = request(fenceName, holderLabel, askedTtl, policy, request);
-              ListenerCalls.notify(() -> listener.busyAttempt(asked, n));
-            }
+            busyAnswer[0].run();
           }
           return answer;
         };
+    busyAnswer[0] =
+        () -> {
+          if (listener != null) {
+            int n = attempts[0];
+            FenceRequest asked = request(fenceName, holderLabel, askedTtl, policy, request);
+            ListenerCalls.notify(() -> listener.busyAttempt(asked, n));
+          }
+        };
     Optional<StoreLease> lease;
     try {
-      lease = retry.executeCallable(attempt).lease();
+      if (retry != null) {
+        lease = retry.executeCallable(attempt);
+      } else {
+        // The first attempt of a turn taken without a ticket is a plain acquire: an uncontended
+        // call writes no ticket. Every later one polls the queue under the process's one ticket
+        // for the name, so the threads of this fence wait as one waiter (ADR 37).
+        int failures = 0;
+        lease = Optional.empty();
+        if (!turn.hasTicket()) {
+          try {
+            lease = attempt.call();
+          } catch (TransientLeaseStoreException e) {
+            failures = 1; // the queue's retry counts it against the attempts
+          }
+        }
+        if (lease.isEmpty()) {
+          BusyRetryPolicy p = policy != null ? policy : defaultPolicy;
+          long deadline = queuedNanos + saturatedNanos(p.budget());
+          Ticket ticket = turn.ticket(label, priority != null ? priority : fence.defaultPriority);
+          Callable<Turn> poll =
+              () -> {
+                ++attempts[0];
+                long sent = System.nanoTime();
+                if (!grantable[0]) {
+                  grantable[0] = true;
+                  grantableSince[0] = sent;
+                }
+                Turn answer = store.acquireInTurn(ticket, holderToken, ttl);
+                turn.polled(answer);
+                last[0] = answer;
+                if (!answer.acquired()) {
+                  grantable[0] = false;
+                  busyAnswer[0].run();
+                }
+                return answer;
+              };
+          lease = polls.retry(p, deadline, failures).executeCallable(poll).lease();
+        }
+      }
     } catch (IllegalArgumentException | WriterFenceUnavailableException e) {
       // Thrown by an attempt itself, never by a wait: not retried, so not an interrupted wait.
       if (e instanceof WriterFenceUnavailableException u && listener != null) {
@@ -428,9 +464,9 @@ final class LeaseAcquirer {
         acquired.releaseAfter(t);
         throw t;
       }
-      return new StoreOutcome(acquired, attempts[0], last[0]);
+      return new StoreOutcome(acquired, attempts[0], null);
     }
-    return new StoreOutcome(null, attempts[0], last[0]);
+    return new StoreOutcome(null, attempts[0], last[0] != null ? last[0] : Turn.BUSY_UNQUEUED);
   }
 
   /** Who holds a busy fence, for the exception's message; best effort. */
@@ -460,10 +496,10 @@ final class LeaseAcquirer {
   private static Retry retry(BusyRetryPolicy p) {
     return Retry.of(
         "writer-fence",
-        RetryConfig.<Turn>custom()
+        RetryConfig.<Optional<StoreLease>>custom()
             .maxAttempts(p.maxAttempts())
             .intervalFunction(p.intervalFunction())
-            .retryOnResult(t -> !t.acquired())
+            .retryOnResult(Optional::isEmpty)
             .retryOnException(e -> e instanceof TransientLeaseStoreException)
             .failAfterMaxAttempts(false)
             .build());

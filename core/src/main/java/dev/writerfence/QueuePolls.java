@@ -51,11 +51,12 @@ final class QueuePolls {
    *
    * @param policy the call's policy, for the backoff after a transient failure
    * @param deadlineNanos when the call's budget ends
+   * @param failedAlready transient failures of the call before its first poll
    */
-  Retry retry(BusyRetryPolicy policy, long deadlineNanos) {
+  Retry retry(BusyRetryPolicy policy, long deadlineNanos, int failedAlready) {
     IntervalFunction backoff = policy.intervalFunction();
     int maxFailures = policy.maxAttempts();
-    int[] failures = {0}; // this wait's transient failures: its polls run one at a time
+    int[] failures = {failedAlready}; // this wait's transient failures: polls run one at a time
     return Retry.of(
         "writer-fence-queue",
         RetryConfig.<Turn>custom()
