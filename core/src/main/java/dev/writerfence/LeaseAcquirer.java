@@ -94,7 +94,7 @@ final class LeaseAcquirer {
     this.queues = store.keepsQueue();
     this.defaultQueues = queues && defaultPolicy.maxAttempts() > 1;
     this.defaultHasMaxWait = defaultPolicy.maxWait() != null;
-    this.polls = new QueuePolls(fence.queuePollInterval, fence.queueLapse);
+    this.polls = new QueuePolls(fence.queuePollInterval, fence.queueLapse, fence.releaseSignal);
     this.turns = new LocalTurns(store, fence.queueLapse);
   }
 
@@ -392,8 +392,13 @@ final class LeaseAcquirer {
           BusyRetryPolicy p = policy != null ? policy : defaultPolicy;
           long deadline = queuedNanos + saturatedNanos(p.budget());
           Ticket ticket = turn.ticket(label, priority != null ? priority : fence.defaultPriority);
+          long[] seen = {polls.seen()};
           Callable<Turn> poll =
               () -> {
+                if (last[0] != null) {
+                  polls.beforePoll(last[0].place(), seen[0]);
+                }
+                seen[0] = polls.seen(); // before the poll: a release after its answer counts
                 ++attempts[0];
                 long sent = System.nanoTime();
                 if (!grantable[0]) {

@@ -1,6 +1,7 @@
 package dev.writerfence;
 
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.spi.Turn;
 import io.github.resilience4j.core.IntervalFunction;
@@ -16,19 +17,50 @@ import java.time.Duration;
  * lapse, so their tickets stay alive (four polls per lapse) and the load of many idle waiters stays
  * bounded. All within the call's budget: the last wait is cut to what is left of it.
  *
+ * <p>With a {@link ReleaseSignal} ({@code queue.listen}), those two wait for the signal of a
+ * release instead, polling at once when it comes and otherwise every ten poll intervals: a lapsed
+ * head or an expired lease sends no signal.
+ *
  * <p>Resilience4j Retry runs the polls; this class only makes its configuration for one wait.
  */
 final class QueuePolls {
   private final long pollMillis;
   private final long slowestMillis;
+  private final ReleaseSignal signal; // null: poll on schedule only
+  private final long signalWaitNanos;
 
   /**
    * @param pollInterval the head's interval
    * @param lapse the ticket's lapse
+   * @param signal the fence's release signal, or {@code null}
    */
-  QueuePolls(Duration pollInterval, Duration lapse) {
+  QueuePolls(Duration pollInterval, Duration lapse, ReleaseSignal signal) {
     this.pollMillis = Math.max(1, pollInterval.toMillis());
     this.slowestMillis = Math.max(pollMillis, lapse.toMillis() / 4);
+    this.signal = signal;
+    this.signalWaitNanos = Math.min(pollInterval.toNanos() * 10, lapse.toNanos() / 4);
+  }
+
+  /**
+   * @return the signal count to pass to {@link #beforePoll}, read before a poll
+   */
+  long seen() {
+    return signal == null ? 0 : signal.seen();
+  }
+
+  /**
+   * Before a poll: at the front of the queue with a release signal, waits for a release signalled
+   * after {@code seen} (at most ten poll intervals); otherwise returns at once, Resilience4j having
+   * waited the interval already.
+   *
+   * @param place the place the previous poll answered
+   * @param seen {@link #seen()} before that poll
+   * @throws InterruptedException when interrupted while waiting
+   */
+  void beforePoll(int place, long seen) throws InterruptedException {
+    if (signal != null && place >= 1 && place <= 2) {
+      signal.awaitAfter(seen, signalWaitNanos);
+    }
   }
 
   /**
@@ -38,7 +70,8 @@ final class QueuePolls {
    */
   long waitMillis(int place) {
     if (place <= 2) {
-      return pollMillis;
+      // With a signal the front waits for it in beforePoll, not here.
+      return signal != null && place >= 1 ? 1 : pollMillis;
     }
     int doublings = Math.min(place - 2, 30);
     return Math.min(slowestMillis, pollMillis << doublings);

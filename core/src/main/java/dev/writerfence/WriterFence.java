@@ -8,6 +8,7 @@ import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.spi.FencedCall;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.lease.PgLeaseStore;
@@ -106,6 +107,7 @@ public final class WriterFence implements AutoCloseable {
   final int defaultPriority;
   final Duration queueLapse;
   final Duration queuePollInterval;
+  final ReleaseSignal releaseSignal; // null: queued writers poll on their schedule only
   final boolean releaseOnJvmShutdown;
   final LeaseAcquirer acquirer;
   final AtomicBoolean closed = new AtomicBoolean();
@@ -120,6 +122,8 @@ public final class WriterFence implements AutoCloseable {
     this.defaultPriority = b.defaultPriority;
     this.queueLapse = b.queueLapse;
     this.queuePollInterval = b.queuePollInterval;
+    this.releaseSignal =
+        b.queueListen && store.keepsQueue() ? store.openReleaseSignal().orElse(null) : null;
     this.defaultRetryPolicy = b.retryPolicy;
     this.listener = b.listener;
     this.releaseOnJvmShutdown = b.releaseOnJvmShutdown;
@@ -443,6 +447,9 @@ public final class WriterFence implements AutoCloseable {
       }
     }
     keeper.close();
+    if (releaseSignal != null) {
+      releaseSignal.close();
+    }
   }
 
   /**
@@ -467,6 +474,7 @@ public final class WriterFence implements AutoCloseable {
     private int defaultPriority;
     private Duration queueLapse = DEFAULT_QUEUE_LAPSE;
     private Duration queuePollInterval = DEFAULT_QUEUE_POLL_INTERVAL;
+    private boolean queueListen;
     private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
     private FenceListener listener; // null: none
     private Duration renewInterval; // null: a third of each lease's TTL
@@ -562,6 +570,23 @@ public final class WriterFence implements AutoCloseable {
             "writer-fence: queue.poll-interval " + interval + " is not allowed: from 1 ms to 1 s");
       }
       this.queuePollInterval = interval;
+      return this;
+    }
+
+    /**
+     * Whether the writers of this fence that wait at the front of a queue learn of a release at
+     * once ({@code LISTEN} on the lease row's notification of a release that found waiters) instead
+     * of at their next poll: a shorter hand-over between processes, and fewer polls. It holds one
+     * connection of the data source more while writers of this fence wait (and a few seconds
+     * after). For a direct connection only: behind a transaction pooler (PgBouncer in transaction
+     * mode) LISTEN does not work and its notifications pile up on pooled connections. Default
+     * {@code false}.
+     *
+     * @param listen {@code true} to listen
+     * @return this builder
+     */
+    public Builder queueListen(boolean listen) {
+      this.queueListen = listen;
       return this;
     }
 

@@ -21,6 +21,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link WriterFence} drives the queue of contract version 2 (ADR 37): a busy call takes a ticket
@@ -187,17 +189,19 @@ class FairQueueTest extends FenceTestSupport {
    * Two fences, two threads each, every thread wanting the lease again as soon as it released it.
    * With the queue the fences alternate: a release keeps the lease for the other fence's ticket,
    * and a thread of the releasing fence queues behind it. Without the queue the releasing fence's
-   * next thread would win at once (ADR 16) and the other fence would wait out whole runs.
+   * next thread would win at once (ADR 16) and the other fence would wait out whole runs. The same
+   * with the heads woken by the release signal ({@code queueListen}).
    */
-  @Test
-  void twoFencesWithTwoThreadsEachAlternate() throws Exception {
+  @ParameterizedTest(name = "queueListen {0}")
+  @ValueSource(booleans = {false, true})
+  void twoFencesWithTwoThreadsEachAlternate(boolean listen) throws Exception {
     int sectionsEach = 10;
     CriticalSections record =
         new CriticalSections(DB.dataSource(), CriticalSections.freshTable("alternate")).create();
     try (HikariDataSource poolA = Pools.warmPool(DB.jdbcUrl(), "postgres", 3);
         HikariDataSource poolB = Pools.warmPool(DB.jdbcUrl(), "postgres", 3);
-        WriterFence a = fence(poolA).retryPolicy(PATIENT).build();
-        WriterFence b = fence(poolB).retryPolicy(PATIENT).build()) {
+        WriterFence a = fence(poolA).retryPolicy(PATIENT).queueListen(listen).build();
+        WriterFence b = fence(poolB).retryPolicy(PATIENT).queueListen(listen).build()) {
       CountDownLatch start = new CountDownLatch(1);
       List<CompletableFuture<Void>> writers = new ArrayList<>();
       for (String who : List.of("a-1", "a-2", "b-1", "b-2")) {

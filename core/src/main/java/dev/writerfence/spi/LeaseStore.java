@@ -119,6 +119,17 @@ public interface LeaseStore {
   }
 
   /**
+   * Opens a signal of releases that found waiters, for a fence whose queued writers should poll at
+   * once when the lease is freed rather than on their schedule ({@code queue.listen}). The caller
+   * closes it.
+   *
+   * @return a new signal; empty (the default) when this store has none
+   */
+  default Optional<ReleaseSignal> openReleaseSignal() {
+    return Optional.empty();
+  }
+
+  /**
    * The exclusion domain this store grants leases in, as a name that every store reaching the same
    * leases computes alike, in any copy of core in the JVM. A fenced call joins a hold of its fence
    * name on its thread when the hold's store is equal to its own or names the same domain. May ask

@@ -3,6 +3,7 @@ package dev.writerfence.store.lease;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.spi.SqlErrors;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
@@ -154,6 +155,19 @@ public final class PgLeaseStore implements LeaseStore {
   /**
    * @return {@code true}: this store keeps the queue of {@code <schema>.waiter}
    */
+  /**
+   * {@inheritDoc}
+   *
+   * <p>On the lease row: a listener that holds one connection of this store's data source with
+   * {@code LISTEN writer_fence_release} while writers of this process wait (and a few seconds
+   * after). For a direct connection only: behind a transaction pooler LISTEN does not work and its
+   * notifications would pile up on pooled connections.
+   */
+  @Override
+  public Optional<ReleaseSignal> openReleaseSignal() {
+    return Optional.of(new ReleaseListener(dataSource));
+  }
+
   @Override
   public boolean keepsQueue() {
     return true;
