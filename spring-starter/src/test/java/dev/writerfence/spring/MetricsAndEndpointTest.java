@@ -50,7 +50,9 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     assertThatThrownBy(() -> writers.runFenced(name, () -> {}))
         .isInstanceOf(WriterFenceBusyException.class);
     assertThat(count(MicrometerFenceListener.BUSY, name)).isEqualTo(1.0);
-    assertThat(count(MicrometerFenceListener.RETRIES, name)).isEqualTo(1.0); // 2 attempts
+    // Polls of the queue within the annotation's budget: at least one after the first attempt.
+    double retries = count(MicrometerFenceListener.RETRIES, name);
+    assertThat(retries).isGreaterThanOrEqualTo(1.0);
     // The series' other meters exist at zero from its first event on, the acquire timer too.
     assertThat(meters.find(MicrometerFenceListener.ACQUIRE).tag("fence", name).timer().count())
         .isZero();
@@ -70,7 +72,7 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
                 .count())
         .isEqualTo(1);
     assertThat(count(MicrometerFenceListener.BUSY, name)).isEqualTo(1.0);
-    assertThat(count(MicrometerFenceListener.RETRIES, name)).isEqualTo(1.0);
+    assertThat(count(MicrometerFenceListener.RETRIES, name)).isEqualTo(retries);
     assertThat(count(MicrometerFenceListener.RELEASE_MISMATCH, name)).isZero();
   }
 
