@@ -40,7 +40,7 @@ class FairQueueTest extends FenceTestSupport {
       new PgLeaseStore(DB.dataSource(), SCHEMA, Duration.ofSeconds(10));
 
   @Test
-  void writersThatStartWaitingInAKnownOrderWinInThatOrder() throws Exception {
+  void C26_writersThatStartWaitingInAKnownOrderWinInThatOrder() throws Exception {
     WriterFence holderFence = fence();
     FenceLease held = OtherWriter.acquire(holderFence, request("holder"));
     List<String> wins = new CopyOnWriteArrayList<>();
@@ -71,7 +71,7 @@ class FairQueueTest extends FenceTestSupport {
   }
 
   @Test
-  void aHigherPriorityThatArrivesLaterWinsFirst() throws Exception {
+  void C27_aHigherPriorityThatArrivesLaterWinsFirst() throws Exception {
     WriterFence holderFence = fence();
     FenceLease held = OtherWriter.acquire(holderFence, request("holder"));
     List<String> wins = new CopyOnWriteArrayList<>();
@@ -150,7 +150,7 @@ class FairQueueTest extends FenceTestSupport {
   }
 
   @Test
-  void aTryWhileOthersQueueIsBusyEvenWhenTheLeaseIsFree() throws Exception {
+  void C28_aTryWhileOthersQueueIsBusyEvenWhenTheLeaseIsFree() throws Exception {
     WriterFence holderFence = fence();
     FenceLease held = OtherWriter.acquire(holderFence, request("holder"));
     WriterFence waiter = fence(DB.dataSource()).retryPolicy(PATIENT).build();
