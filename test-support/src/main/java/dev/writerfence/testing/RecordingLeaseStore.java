@@ -2,7 +2,10 @@ package dev.writerfence.testing;
 
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
+import dev.writerfence.spi.Turn;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -13,7 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A {@link LeaseStore} that passes every call to a real store and records the holder tokens each
  * acquire and release carried, and when each renewal started, so a test can count round trips and
- * match tokens. Thread-safe.
+ * match tokens. The queue's calls pass through too: a poll ({@link #acquireInTurn}) counts as an
+ * acquire attempt, and a lease it grants is recorded like one from {@link #acquire}. Thread-safe.
  */
 public final class RecordingLeaseStore implements LeaseStore {
   private final LeaseStore delegate;
@@ -56,6 +60,34 @@ public final class RecordingLeaseStore implements LeaseStore {
     return delegate
         .acquire(fenceName, holderToken, holderLabel, ttl)
         .map(lease -> new Recorded(lease, holderToken));
+  }
+
+  @Override
+  public boolean keepsQueue() {
+    return delegate.keepsQueue();
+  }
+
+  @Override
+  public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
+    acquireTokens.add(holderToken);
+    Turn turn = delegate.acquireInTurn(ticket, holderToken, ttl);
+    return new Turn(
+        turn.lease().map(lease -> new Recorded(lease, holderToken)), turn.place(), turn.waiters());
+  }
+
+  @Override
+  public Turn enqueue(Ticket ticket) {
+    return delegate.enqueue(ticket);
+  }
+
+  @Override
+  public boolean leaveQueue(String fenceName, UUID waiterToken) {
+    return delegate.leaveQueue(fenceName, waiterToken);
+  }
+
+  @Override
+  public List<QueuedWaiter> queue(String fenceName) {
+    return delegate.queue(fenceName);
   }
 
   /** A handle of the real store whose renewals and releases are recorded. */
