@@ -12,18 +12,21 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link LeaseStore} that passes every call to a real store and records the holder tokens each
  * acquire and release carried, and when each renewal started, so a test can count round trips and
  * match tokens. The queue's calls pass through too: a poll ({@link #acquireInTurn}) counts as an
- * acquire attempt, and a lease it grants is recorded like one from {@link #acquire}. Thread-safe.
+ * acquire attempt, a lease it grants is recorded like one from {@link #acquire}, and reads of the
+ * queue are counted. Thread-safe.
  */
 public final class RecordingLeaseStore implements LeaseStore {
   private final LeaseStore delegate;
   private final List<UUID> acquireTokens = new CopyOnWriteArrayList<>();
   private final List<UUID> releaseTokens = new CopyOnWriteArrayList<>();
   private final List<Long> renewStarts = new CopyOnWriteArrayList<>();
+  private final AtomicInteger queueReads = new AtomicInteger();
 
   /**
    * @param delegate the real store
@@ -62,6 +65,13 @@ public final class RecordingLeaseStore implements LeaseStore {
         .map(lease -> new Recorded(lease, holderToken));
   }
 
+  /**
+   * @return how many times {@link #queue} was called, each one read of the queue
+   */
+  public int queueReads() {
+    return queueReads.get();
+  }
+
   @Override
   public boolean keepsQueue() {
     return delegate.keepsQueue();
@@ -87,6 +97,7 @@ public final class RecordingLeaseStore implements LeaseStore {
 
   @Override
   public List<QueuedWaiter> queue(String fenceName) {
+    queueReads.incrementAndGet();
     return delegate.queue(fenceName);
   }
 

@@ -82,6 +82,7 @@ class DelegatingStoresQueueTest {
     assertThat(won.lease().orElseThrow().release()).isTrue();
     assertThat(recording.acquireTokens()).containsExactly(busyPoll, winningPoll);
     assertThat(recording.releaseTokens()).containsExactly(winningPoll);
+    assertThat(recording.queueReads()).isEqualTo(1);
     assertThat(recording.leaveQueue(name, waiter.waiterToken()))
         .as("a granted ticket left the queue")
         .isFalse();
