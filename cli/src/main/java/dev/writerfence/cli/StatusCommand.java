@@ -75,6 +75,10 @@ public final class StatusCommand implements Callable<Integer> {
           e);
     }
     Map<String, List<Waiter>> queues = byFence(queue.orElse(List.of()));
+    Map<String, Row> rows = new TreeMap<>();
+    snapshot.rows().forEach(r -> rows.put(r.status().fenceName(), r));
+    Set<String> fenceNames = new TreeSet<>(rows.keySet());
+    fenceNames.addAll(queues.keySet());
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       ObjectMapper mapper = new ObjectMapper();
@@ -82,16 +86,16 @@ public final class StatusCommand implements Callable<Integer> {
       root.put("database_time", snapshot.databaseTime().toString());
       root.put("queue_kept", queue.isPresent());
       ArrayNode fences = root.putArray("fences");
-      for (String name : fenceNames(snapshot, queues)) {
+      for (String name : fenceNames) {
         ObjectNode f = fences.addObject();
         f.put("fence_name", name);
-        Optional<Row> row = snapshot.row(name);
-        if (row.isPresent()) {
-          LeaseStatus s = row.get().status();
+        Row row = rows.get(name);
+        if (row != null) {
+          LeaseStatus s = row.status();
           f.put("holder_label", s.holderLabel());
           f.put("fencing_token", s.fencingToken());
           f.put("acquired_at", s.acquiredAt().toString());
-          f.put("age_seconds", row.get().ageSeconds());
+          f.put("age_seconds", row.ageSeconds());
           f.put("expires_at", s.expiresAt().toString());
           f.put("seconds_left", s.secondsLeft());
           f.put("state", s.state());
@@ -119,7 +123,7 @@ public final class StatusCommand implements Callable<Integer> {
         }
       }
       out.println(mapper.writeValueAsString(root));
-    } else if (snapshot.rows().isEmpty() && queues.isEmpty()) {
+    } else if (fenceNames.isEmpty()) {
       out.printf("no fence has been acquired yet (schema '%s')%n", db.schema());
       if (queue.isEmpty()) {
         out.println(versionOneNote(db.schema()));
@@ -137,20 +141,20 @@ public final class StatusCommand implements Callable<Integer> {
                   "state",
                   "waiters")
               .alignRight(2, 4, 6, 8);
-      for (String name : fenceNames(snapshot, queues)) {
+      for (String name : fenceNames) {
         int waiters = waiting(queues.getOrDefault(name, List.of()));
-        Optional<Row> row = snapshot.row(name);
-        if (row.isEmpty()) {
+        Row row = rows.get(name);
+        if (row == null) {
           table.row(name, null, null, null, null, null, null, "never acquired", waiters);
           continue;
         }
-        LeaseStatus s = row.get().status();
+        LeaseStatus s = row.status();
         table.row(
             s.fenceName(),
             s.holderLabel(),
             s.fencingToken(),
             time(s.acquiredAt()),
-            age(row.get().ageSeconds()),
+            age(row.ageSeconds()),
             time(s.expiresAt()),
             s.secondsLeft().setScale(1, RoundingMode.HALF_UP).toPlainString(),
             s.state(),
@@ -221,13 +225,6 @@ public final class StatusCommand implements Callable<Integer> {
 
   private static int waiting(List<Waiter> waiters) {
     return (int) waiters.stream().filter(w -> w.place() != null).count();
-  }
-
-  /** The fence names of the lease rows and of the queues, in order. */
-  private static Set<String> fenceNames(Snapshot snapshot, Map<String, List<Waiter>> queues) {
-    Set<String> names = new TreeSet<>(queues.keySet());
-    snapshot.rows().forEach(r -> names.add(r.status().fenceName()));
-    return names;
   }
 
   private static Map<String, List<Waiter>> byFence(List<Waiter> waiters) {
@@ -326,15 +323,7 @@ public final class StatusCommand implements Callable<Integer> {
    * @param databaseTime the database's {@code clock_timestamp()} when the view was read
    * @param rows its rows, by fence name
    */
-  record Snapshot(Instant databaseTime, List<Row> rows) {
-    /**
-     * @param fenceName a fence name
-     * @return its row, or empty when it was never acquired
-     */
-    Optional<Row> row(String fenceName) {
-      return rows.stream().filter(r -> r.status().fenceName().equals(fenceName)).findFirst();
-    }
-  }
+  record Snapshot(Instant databaseTime, List<Row> rows) {}
 
   /**
    * Reads the status view, with each lease's age and the time it was read on the database clock.
