@@ -25,8 +25,8 @@ import java.util.function.Supplier;
  *   <caption>meters</caption>
  *   <tr><th>name</th><th>type</th><th>counts</th></tr>
  *   <tr><td>{@value #ACQUIRE}</td><td>timer, with a percentile histogram</td><td>acquired
- *       leases; the time to win: from the first attempt to the lease, busy waits and polls of the
- *       queue included (the {@code waited} of {@link FenceListener#acquired})</td></tr>
+ *       leases; the time to win: from the first attempt to the lease, every wait between
+ *       attempts included (the {@code waited} of {@link FenceListener#acquired})</td></tr>
  *   <tr><td>{@value #BUSY}</td><td>counter</td><td>calls refused busy after their last
  *       attempt</td></tr>
  *   <tr><td>{@value #RETRIES}</td><td>counter</td><td>busy attempts that were tried again</td></tr>
