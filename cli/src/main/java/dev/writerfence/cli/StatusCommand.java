@@ -20,6 +20,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -27,13 +32,21 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code writer-fence status}: the {@code lease_status} view as a table. */
+/**
+ * {@code writer-fence status}: the {@code lease_status} view as a table, and under it each fence's
+ * queue of waiters (the {@code queue_status} view of contract version 2): live tickets in turn
+ * order, then lapsed tickets not yet cleared, marked {@code lapsed}.
+ */
 @Command(
     name = "status",
     mixinStandardHelpOptions = true,
-    description =
-        "Show every fence: holder label, fencing token, acquired, age, expires, seconds left,"
-            + " state. Every time is the database clock's.")
+    description = {
+      "Show every fence: holder label, fencing token, acquired, age, expires, seconds left,"
+          + " state, waiters; then each fence's queue of waiters in turn order: place, holder"
+          + " label, priority, waiting since, waited, lapses in, and the waiter the released"
+          + " lease is kept for. Lapsed tickets not yet cleared are listed last, as lapsed."
+          + " Every time is the database clock's."
+    })
 public final class StatusCommand implements Callable<Integer> {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
@@ -49,35 +62,72 @@ public final class StatusCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     db.validate();
     Snapshot snapshot;
+    Optional<List<Waiter>> queue;
     try (Connection c = db.dataSource().getConnection()) {
       snapshot = read(c, db.schema());
+      queue = readQueue(c, db.schema());
     } catch (SQLException e) {
       if (isUndefined(e)) {
         throw new IllegalStateException(notInstalled(db));
       }
-      throw new IllegalStateException("could not read " + db.schema() + ".lease_status", e);
+      throw new IllegalStateException(
+          "could not read " + db.schema() + ".lease_status and " + db.schema() + ".queue_status",
+          e);
     }
+    Map<String, List<Waiter>> queues = byFence(queue.orElse(List.of()));
+    Map<String, Row> rows = new TreeMap<>();
+    snapshot.rows().forEach(r -> rows.put(r.status().fenceName(), r));
+    Set<String> fenceNames = new TreeSet<>(rows.keySet());
+    fenceNames.addAll(queues.keySet());
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       ObjectMapper mapper = new ObjectMapper();
       ObjectNode root = mapper.createObjectNode();
       root.put("database_time", snapshot.databaseTime().toString());
+      root.put("queue_kept", queue.isPresent());
       ArrayNode fences = root.putArray("fences");
-      for (Row r : snapshot.rows()) {
-        LeaseStatus s = r.status();
+      for (String name : fenceNames) {
         ObjectNode f = fences.addObject();
-        f.put("fence_name", s.fenceName());
-        f.put("holder_label", s.holderLabel());
-        f.put("fencing_token", s.fencingToken());
-        f.put("acquired_at", s.acquiredAt().toString());
-        f.put("age_seconds", r.ageSeconds());
-        f.put("expires_at", s.expiresAt().toString());
-        f.put("seconds_left", s.secondsLeft());
-        f.put("state", s.state());
+        f.put("fence_name", name);
+        Row row = rows.get(name);
+        if (row != null) {
+          LeaseStatus s = row.status();
+          f.put("holder_label", s.holderLabel());
+          f.put("fencing_token", s.fencingToken());
+          f.put("acquired_at", s.acquiredAt().toString());
+          f.put("age_seconds", row.ageSeconds());
+          f.put("expires_at", s.expiresAt().toString());
+          f.put("seconds_left", s.secondsLeft());
+          f.put("state", s.state());
+        } else {
+          f.put("state", "never acquired");
+        }
+        List<Waiter> waiters = queues.getOrDefault(name, List.of());
+        f.put("waiters", waiting(waiters));
+        ArrayNode q = f.putArray("queue");
+        for (Waiter w : waiters) {
+          ObjectNode t = q.addObject();
+          if (w.place() == null) {
+            t.putNull("place");
+          } else {
+            t.put("place", w.place());
+          }
+          t.put("holder_label", w.holderLabel());
+          t.put("priority", w.priority());
+          t.put("waiting_since", w.waitingSince().toString());
+          t.put("waited_seconds", w.waitedSeconds());
+          t.put("lapses_at", w.lapsesAt().toString());
+          t.put("lapses_in_seconds", w.lapsesInSeconds());
+          t.put("reserved", w.reserved());
+          t.put("state", w.state());
+        }
       }
       out.println(mapper.writeValueAsString(root));
-    } else if (snapshot.rows().isEmpty()) {
+    } else if (fenceNames.isEmpty()) {
       out.printf("no fence has been acquired yet (schema '%s')%n", db.schema());
+      if (queue.isEmpty()) {
+        out.println(versionOneNote(db.schema()));
+      }
     } else {
       TextTable table =
           new TextTable(
@@ -88,27 +138,175 @@ public final class StatusCommand implements Callable<Integer> {
                   "age",
                   "expires",
                   "seconds left",
-                  "state")
-              .alignRight(2, 4, 6);
-      for (Row r : snapshot.rows()) {
-        LeaseStatus s = r.status();
+                  "state",
+                  "waiters")
+              .alignRight(2, 4, 6, 8);
+      for (String name : fenceNames) {
+        int waiters = waiting(queues.getOrDefault(name, List.of()));
+        Row row = rows.get(name);
+        if (row == null) {
+          table.row(name, null, null, null, null, null, null, "never acquired", waiters);
+          continue;
+        }
+        LeaseStatus s = row.status();
         table.row(
             s.fenceName(),
             s.holderLabel(),
             s.fencingToken(),
             time(s.acquiredAt()),
-            age(r.ageSeconds()),
+            age(row.ageSeconds()),
             time(s.expiresAt()),
             s.secondsLeft().setScale(1, RoundingMode.HALF_UP).toPlainString(),
-            s.state());
+            s.state(),
+            waiters);
       }
       table.print(out);
       out.printf(
           "database time %s; age = database time - acquired (the last acquire when free)%n",
           time(snapshot.databaseTime()));
+      if (queue.isEmpty()) {
+        out.println(versionOneNote(db.schema()));
+      }
+      for (Map.Entry<String, List<Waiter>> q : queues.entrySet()) {
+        printQueue(out, q.getKey(), q.getValue());
+      }
     }
     out.flush();
     return 0;
+  }
+
+  /** One fence's queue: a heading, then its tickets in turn order, lapsed ones last. */
+  private static void printQueue(PrintWriter out, String fenceName, List<Waiter> waiters) {
+    int waiting = waiting(waiters);
+    int lapsed = waiters.size() - waiting;
+    out.println();
+    String keptFor =
+        waiters.stream()
+            .filter(Waiter::reserved)
+            .findFirst()
+            .map(w -> "; the released lease is kept for place " + w.place())
+            .orElse("");
+    out.printf(
+        "queue of %s: %d waiting%s%s%n",
+        fenceName,
+        waiting,
+        lapsed == 0 ? "" : ", " + lapsed + " lapsed (not yet cleared)",
+        keptFor);
+    TextTable table =
+        new TextTable(
+                "place",
+                "holder label",
+                "priority",
+                "waiting since",
+                "waited",
+                "lapses in",
+                "reserved")
+            .alignRight(0, 2, 4, 5);
+    for (Waiter w : waiters) {
+      table.row(
+          w.place() == null ? "-" : w.place(),
+          w.holderLabel(),
+          w.priority(),
+          time(w.waitingSince()),
+          age(w.waitedSeconds()),
+          w.place() == null ? "lapsed" : age(w.lapsesInSeconds()),
+          w.reserved() ? "yes" : null);
+    }
+    table.print(out);
+  }
+
+  /** The note for a schema without the queue (contract version 1). */
+  private static String versionOneNote(String schema) {
+    return String.format(
+        "schema '%s' has no queue of waiters (contract version 1): './writer-fence schema install'"
+            + " upgrades it to version 2 in place",
+        schema);
+  }
+
+  private static int waiting(List<Waiter> waiters) {
+    return (int) waiters.stream().filter(w -> w.place() != null).count();
+  }
+
+  private static Map<String, List<Waiter>> byFence(List<Waiter> waiters) {
+    Map<String, List<Waiter>> byFence = new TreeMap<>();
+    for (Waiter w : waiters) {
+      byFence.computeIfAbsent(w.fenceName(), n -> new ArrayList<>()).add(w);
+    }
+    return byFence;
+  }
+
+  /**
+   * One row of the queue view, with its ages on the database clock.
+   *
+   * @param fenceName the fence name
+   * @param holderLabel the waiter's label, or {@code null}
+   * @param priority -100 to 100, higher first
+   * @param waitingSince when the ticket was taken
+   * @param waitedSeconds database time minus {@code waitingSince}, in seconds (millisecond
+   *     precision)
+   * @param lapsesAt when the ticket lapses unless its waiter polls again
+   * @param lapsesInSeconds {@code lapsesAt} minus database time, in seconds; negative once lapsed
+   * @param place 1 for the head of the queue; {@code null} for a lapsed ticket
+   * @param reserved whether the released lease is kept for this waiter
+   * @param state {@code waiting} or {@code lapsed}
+   */
+  record Waiter(
+      String fenceName,
+      String holderLabel,
+      int priority,
+      Instant waitingSince,
+      BigDecimal waitedSeconds,
+      Instant lapsesAt,
+      BigDecimal lapsesInSeconds,
+      Integer place,
+      boolean reserved,
+      String state) {}
+
+  /**
+   * Reads the queue view, every fence's tickets: by fence name, live ones in turn order, then
+   * lapsed ones by arrival.
+   *
+   * @param c a connection of a role that may read the view
+   * @param schema the checked schema name
+   * @return the tickets; empty when the schema has no queue view (contract version 1)
+   * @throws SQLException when the view cannot be read for another reason
+   */
+  static Optional<List<Waiter>> readQueue(Connection c, String schema) throws SQLException {
+    // schema is a checked identifier ([a-z_][a-z0-9_]*), safe to put into the statement
+    String sql =
+        "SELECT q.fence_name, q.holder_label, q.priority, q.waiting_since, q.lapses_at, q.place,"
+            + " q.reserved, q.state,"
+            + " round(extract(epoch FROM t.now - q.waiting_since), 3) AS waited_seconds,"
+            + " round(extract(epoch FROM q.lapses_at - t.now), 3) AS lapses_in_seconds"
+            + " FROM (SELECT clock_timestamp() AS now) t JOIN "
+            + schema
+            + ".queue_status q ON true ORDER BY q.fence_name, q.place NULLS LAST, q.waiting_since";
+    List<Waiter> rows = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setQueryTimeout(10);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(
+              new Waiter(
+                  rs.getString("fence_name"),
+                  rs.getString("holder_label"),
+                  rs.getInt("priority"),
+                  rs.getObject("waiting_since", OffsetDateTime.class).toInstant(),
+                  rs.getBigDecimal("waited_seconds"),
+                  rs.getObject("lapses_at", OffsetDateTime.class).toInstant(),
+                  rs.getBigDecimal("lapses_in_seconds"),
+                  rs.getObject("place", Integer.class),
+                  rs.getBoolean("reserved"),
+                  rs.getString("state")));
+        }
+      }
+    } catch (SQLException e) {
+      if ("42P01".equals(e.getSQLState())) {
+        return Optional.empty(); // lease_status was read: the schema is there, at version 1
+      }
+      throw e;
+    }
+    return Optional.of(List.copyOf(rows));
   }
 
   /**

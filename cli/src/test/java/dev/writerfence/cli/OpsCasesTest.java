@@ -85,7 +85,7 @@ class OpsCasesTest {
     assertThat(status.out().lines().findFirst().orElseThrow())
         .matches(
             "fence name +holder label +fencing token +acquired +age +expires +seconds left"
-                + " +state");
+                + " +state +waiters");
     assertThat(status.out().lines().filter(l -> l.startsWith(name + " ")))
         .singleElement()
         .asString()
@@ -94,7 +94,7 @@ class OpsCasesTest {
                 + name
                 + "\\E +stuck-upload +"
                 + token
-                + " +\\S+ \\S+Z +\\d+\\.\\ds +\\S+ \\S+Z +3[56]\\d\\d\\.\\d +held");
+                + " +\\S+ \\S+Z +\\d+\\.\\ds +\\S+ \\S+Z +3[56]\\d\\d\\.\\d +held +0");
 
     Cli.Run json = asOwner(List.of("status", "--json"));
     assertThat(json.exitCode()).as(json.err()).isZero();

@@ -172,7 +172,7 @@ class SchemaAndStatusCommandTest {
       assertThat(run.out().lines().findFirst().orElseThrow())
           .matches(
               "fence name +holder label +fencing token +acquired +age +expires +seconds left"
-                  + " +state");
+                  + " +state +waiters");
       assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-held ")))
           .singleElement()
           .asString()

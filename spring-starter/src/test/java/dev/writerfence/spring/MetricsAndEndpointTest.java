@@ -8,12 +8,18 @@ import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
 import dev.writerfence.spring.app.Writers;
+import dev.writerfence.spring.metrics.FenceQueueGauges;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
+import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.OtherWriter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +27,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -31,6 +39,9 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
   @Autowired Writers writers;
   @Autowired MeterRegistry meters;
   @LocalServerPort int port;
+
+  private static final Duration TTL = Duration.ofSeconds(60);
+  private static final Duration LAPSE = Duration.ofSeconds(60);
 
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -98,7 +109,11 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
             "acquiredAt",
             "expiresAt",
             "secondsLeft",
-            "state");
+            "state",
+            "waiters",
+            "queue");
+    assertThat(JsonPath.<Integer>read(one, "$.waiters")).isZero();
+    assertThat(JsonPath.<List<Object>>read(one, "$.queue")).isEmpty();
 
     String all = get("/actuator/writerfence", 200);
     List<Map<String, Object>> rows =
@@ -115,6 +130,67 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     String metric = get("/actuator/metrics/" + MicrometerFenceListener.ACQUIRE, 200);
     assertThat(JsonPath.<List<String>>read(metric, "$.availableTags[*].tag"))
         .contains("fence", "holder");
+  }
+
+  @Test
+  void endpointAndQueueGaugeShowTheWaitersAndTheTimerRecordsTheGrant() {
+    String name = FenceNames.random("queue");
+    writers.write(name); // the series and the queue gauge are registered at the first call
+    PgLeaseStore store =
+        new PgLeaseStore(
+            EmbeddedDatabase.get().dataSource(), FenceSchema.DEFAULT_SCHEMA, Duration.ofSeconds(5));
+    StoreLease held = store.acquire(name, UUID.randomUUID(), "other-writer", TTL).orElseThrow();
+    List<Ticket> tickets =
+        List.of(
+            new Ticket(name, UUID.randomUUID(), "first", 0, LAPSE),
+            new Ticket(name, UUID.randomUUID(), "second", 0, LAPSE),
+            new Ticket(name, UUID.randomUUID(), "urgent", 30, LAPSE));
+    try {
+      tickets.forEach(store::enqueue);
+
+      assertThat(meters.get(FenceQueueGauges.WAITERS).tag("fence", name).gauge().value())
+          .isEqualTo(3.0);
+      String metric =
+          get("/actuator/metrics/" + FenceQueueGauges.WAITERS + "?tag=fence:" + name, 200);
+      assertThat(JsonPath.<List<Double>>read(metric, "$.measurements[*].value"))
+          .containsExactly(3.0);
+
+      String one = get("/actuator/writerfence/" + name, 200);
+      assertThat(JsonPath.<Integer>read(one, "$.waiters")).isEqualTo(3);
+      assertThat(JsonPath.<List<String>>read(one, "$.queue[*].holderLabel"))
+          .containsExactly("urgent", "first", "second");
+      assertThat(JsonPath.<List<Integer>>read(one, "$.queue[*].place")).containsExactly(1, 2, 3);
+      assertThat(JsonPath.<List<Integer>>read(one, "$.queue[*].priority"))
+          .containsExactly(30, 0, 0);
+      assertThat(JsonPath.<List<String>>read(one, "$.queue[*].state")).containsOnly("waiting");
+      assertThat(JsonPath.<List<Boolean>>read(one, "$.queue[*].reserved")).containsOnly(false);
+      assertThat(JsonPath.<String>read(one, "$.queue[0].waitingSince"))
+          .matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+      String all = get("/actuator/writerfence", 200);
+      assertThat(
+              JsonPath.<List<Integer>>read(
+                  all, "$.leases[?(@.fenceName == '" + name + "')].waiters"))
+          .containsExactly(3);
+
+      assertThat(held.release()).isTrue();
+      String released = get("/actuator/writerfence/" + name, 200);
+      assertThat(JsonPath.<String>read(released, "$.state")).isEqualTo("free");
+      assertThat(JsonPath.<List<Boolean>>read(released, "$.queue[*].reserved"))
+          .as("the released lease is kept for the head")
+          .containsExactly(true, false, false);
+    } finally {
+      tickets.forEach(t -> store.leaveQueue(name, t.waiterToken()));
+      held.release();
+    }
+
+    writers.runFenced(name, () -> {});
+    Timer timeToWin =
+        meters
+            .get(MicrometerFenceListener.ACQUIRE)
+            .tags("fence", name, "holder", "metrics")
+            .timer();
+    assertThat(timeToWin.count()).as("the grant after the queue emptied").isEqualTo(1);
+    assertThat(timeToWin.totalTime(TimeUnit.NANOSECONDS)).isPositive();
   }
 
   @Test

@@ -3,7 +3,10 @@ package dev.writerfence.testing;
 import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
+import dev.writerfence.spi.Turn;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -15,6 +18,10 @@ import java.util.UUID;
  * test asks for {@code corpus}, as in production; the database row is {@code <prefix>corpus}, so a
  * test never meets another test's lease nor a production holder of {@code corpus}, and the code
  * never passes a test-only name. Status answers use the names the code asked for.
+ *
+ * <p>The queue of waiters passes through the same way: a {@link Ticket} for {@code corpus} waits in
+ * the queue of {@code <prefix>corpus}, and {@link #queue} answers with the name the code asked for.
+ * The store keeps a queue exactly when the store it wraps does.
  */
 public final class PrefixedLeaseStore implements LeaseStore {
   private final LeaseStore delegate;
@@ -67,8 +74,59 @@ public final class PrefixedLeaseStore implements LeaseStore {
   }
 
   @Override
+  public boolean keepsQueue() {
+    return delegate.keepsQueue();
+  }
+
+  @Override
+  public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
+    return delegate.acquireInTurn(inDatabase(ticket), holderToken, ttl);
+  }
+
+  @Override
+  public Turn enqueue(Ticket ticket) {
+    return delegate.enqueue(inDatabase(ticket));
+  }
+
+  @Override
+  public boolean leaveQueue(String fenceName, UUID waiterToken) {
+    return delegate.leaveQueue(inDatabase(fenceName), waiterToken);
+  }
+
+  @Override
+  public List<QueuedWaiter> queue(String fenceName) {
+    return delegate.queue(inDatabase(fenceName)).stream().map(this::asAsked).toList();
+  }
+
+  @Override
   public Optional<String> exclusionDomain() {
     return delegate.exclusionDomain().map(domain -> domain + " names " + prefix + "*");
+  }
+
+  /**
+   * @param ticket a ticket as the code under test takes it
+   * @return the same ticket in the queue of the prefixed name
+   * @throws IllegalArgumentException when the prefixed name breaks the rule of fence names
+   */
+  private Ticket inDatabase(Ticket ticket) {
+    return new Ticket(
+        inDatabase(ticket.fenceName()),
+        ticket.waiterToken(),
+        ticket.holderLabel(),
+        ticket.priority(),
+        ticket.lapse());
+  }
+
+  private QueuedWaiter asAsked(QueuedWaiter row) {
+    return new QueuedWaiter(
+        row.fenceName().substring(prefix.length()),
+        row.holderLabel(),
+        row.priority(),
+        row.waitingSince(),
+        row.refreshedAt(),
+        row.lapsesAt(),
+        row.place(),
+        row.reserved());
   }
 
   private LeaseStatus asAsked(LeaseStatus row) {

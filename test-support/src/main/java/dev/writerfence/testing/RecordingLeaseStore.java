@@ -2,24 +2,31 @@ package dev.writerfence.testing;
 
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
+import dev.writerfence.spi.Turn;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link LeaseStore} that passes every call to a real store and records the holder tokens each
  * acquire and release carried, and when each renewal started, so a test can count round trips and
- * match tokens. Thread-safe.
+ * match tokens. The queue's calls pass through too: a poll ({@link #acquireInTurn}) counts as an
+ * acquire attempt, a lease it grants is recorded like one from {@link #acquire}, and reads of the
+ * queue are counted. Thread-safe.
  */
 public final class RecordingLeaseStore implements LeaseStore {
   private final LeaseStore delegate;
   private final List<UUID> acquireTokens = new CopyOnWriteArrayList<>();
   private final List<UUID> releaseTokens = new CopyOnWriteArrayList<>();
   private final List<Long> renewStarts = new CopyOnWriteArrayList<>();
+  private final AtomicInteger queueReads = new AtomicInteger();
 
   /**
    * @param delegate the real store
@@ -56,6 +63,42 @@ public final class RecordingLeaseStore implements LeaseStore {
     return delegate
         .acquire(fenceName, holderToken, holderLabel, ttl)
         .map(lease -> new Recorded(lease, holderToken));
+  }
+
+  /**
+   * @return how many times {@link #queue} was called, each one read of the queue
+   */
+  public int queueReads() {
+    return queueReads.get();
+  }
+
+  @Override
+  public boolean keepsQueue() {
+    return delegate.keepsQueue();
+  }
+
+  @Override
+  public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
+    acquireTokens.add(holderToken);
+    Turn turn = delegate.acquireInTurn(ticket, holderToken, ttl);
+    return new Turn(
+        turn.lease().map(lease -> new Recorded(lease, holderToken)), turn.place(), turn.waiters());
+  }
+
+  @Override
+  public Turn enqueue(Ticket ticket) {
+    return delegate.enqueue(ticket);
+  }
+
+  @Override
+  public boolean leaveQueue(String fenceName, UUID waiterToken) {
+    return delegate.leaveQueue(fenceName, waiterToken);
+  }
+
+  @Override
+  public List<QueuedWaiter> queue(String fenceName) {
+    queueReads.incrementAndGet();
+    return delegate.queue(fenceName);
   }
 
   /** A handle of the real store whose renewals and releases are recorded. */

@@ -1,6 +1,9 @@
 package dev.writerfence.spring.boot;
 
+import dev.writerfence.WriterFence;
+import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spring.metrics.FenceMetersAtStartUp;
+import dev.writerfence.spring.metrics.FenceQueueGauges;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -12,8 +15,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer meters for the fence's events, when Micrometer is on the class path; the series of
- * fence names that {@code @WriterFenced} methods spell out are registered at start-up.
+ * Micrometer meters for the fence's events and the queue gauge of each fence name, when Micrometer
+ * is on the class path; the series of fence names that {@code @WriterFenced} methods spell out are
+ * registered at start-up.
  */
 @AutoConfiguration(before = WriterFenceAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
@@ -24,9 +28,29 @@ public class WriterFenceMetricsAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   MicrometerFenceListener writerFenceMetrics(
-      ObjectProvider<MeterRegistry> registry, WriterFenceProperties properties) {
+      ObjectProvider<MeterRegistry> registry,
+      WriterFenceProperties properties,
+      ObjectProvider<FenceQueueGauges> queue) {
     return new MicrometerFenceListener(
-        registry::getIfUnique, WriterFenceAutoConfiguration.defaultHolderLabel(properties));
+        registry::getIfUnique,
+        WriterFenceAutoConfiguration.defaultHolderLabel(properties),
+        queue.getIfUnique());
+  }
+
+  /**
+   * The queue gauges, reading the queue of the application's fence (its bean, the starter's or the
+   * application's own) when a gauge is read, at most every few seconds per fence name.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  FenceQueueGauges writerFenceQueueGauges(
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<WriterFence> fence) {
+    return new FenceQueueGauges(
+        registry::getIfUnique,
+        () -> {
+          WriterFence f = fence.getIfUnique();
+          return f == null ? null : FencedCalls.store(f);
+        });
   }
 
   /** Registers the known series once all singletons exist. */

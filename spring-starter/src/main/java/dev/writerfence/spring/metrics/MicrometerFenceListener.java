@@ -24,8 +24,9 @@ import java.util.function.Supplier;
  * <table>
  *   <caption>meters</caption>
  *   <tr><th>name</th><th>type</th><th>counts</th></tr>
- *   <tr><td>{@value #ACQUIRE}</td><td>timer</td><td>acquired leases; the time from the first
- *       attempt to the lease, busy waits included</td></tr>
+ *   <tr><td>{@value #ACQUIRE}</td><td>timer, with a percentile histogram</td><td>acquired
+ *       leases; the time to win: from the first attempt to the lease, every wait between
+ *       attempts included (the {@code waited} of {@link FenceListener#acquired})</td></tr>
  *   <tr><td>{@value #BUSY}</td><td>counter</td><td>calls refused busy after their last
  *       attempt</td></tr>
  *   <tr><td>{@value #RETRIES}</td><td>counter</td><td>busy attempts that were tried again</td></tr>
@@ -37,6 +38,9 @@ import java.util.function.Supplier;
  *       renewal found them expired or taken over, or none confirmed them within their TTL (the
  *       database unreachable, the process paused)</td></tr>
  *   <tr><td>{@value #HELD}</td><td>gauge</td><td>leases held now</td></tr>
+ *   <tr><td>{@value FenceQueueGauges#WAITERS}</td><td>gauge, tagged {@code fence} only</td>
+ *       <td>writers of every process waiting in the fence's queue ({@link FenceQueueGauges}), when
+ *       the listener was made with one</td></tr>
  * </table>
  *
  * Every meter of a series ({@code fence}, {@code holder}) is registered together, at zero, the
@@ -79,16 +83,32 @@ public final class MicrometerFenceListener implements FenceListener {
 
   private final Supplier<MeterRegistry> registry;
   private final String defaultHolderLabel;
+  private final FenceQueueGauges queue; // null: no queue gauge
   private final ConcurrentMap<Tags, Set<FenceLease>> held = new ConcurrentHashMap<>();
 
   /**
+   * Meters without the queue gauge.
+   *
    * @param registry supplies the registry on first use; {@code null} from it means no metrics
    * @param defaultHolderLabel the fence's default holder label, the tag of requests that set none
    *     (a lease always carries its label), or {@code null}
    */
   public MicrometerFenceListener(Supplier<MeterRegistry> registry, String defaultHolderLabel) {
+    this(registry, defaultHolderLabel, null);
+  }
+
+  /**
+   * @param registry supplies the registry on first use; {@code null} from it means no metrics
+   * @param defaultHolderLabel the fence's default holder label, the tag of requests that set none
+   *     (a lease always carries its label), or {@code null}
+   * @param queue registers the fence name's queue gauge with each new series, or {@code null} for
+   *     none
+   */
+  public MicrometerFenceListener(
+      Supplier<MeterRegistry> registry, String defaultHolderLabel, FenceQueueGauges queue) {
     this.registry = registry;
     this.defaultHolderLabel = defaultHolderLabel;
+    this.queue = queue;
   }
 
   /**
@@ -100,7 +120,7 @@ public final class MicrometerFenceListener implements FenceListener {
   public void register(String fenceName, String holderLabel) {
     MeterRegistry r = registry.get();
     if (r != null) {
-      series(r, tags(fenceName, holderLabel != null ? holderLabel : defaultHolderLabel));
+      series(r, fenceName, holderLabel != null ? holderLabel : defaultHolderLabel);
     }
   }
 
@@ -110,7 +130,7 @@ public final class MicrometerFenceListener implements FenceListener {
     if (r == null) {
       return;
     }
-    Tags tags = series(r, tags(lease.fenceName(), lease.holderLabel()));
+    Tags tags = series(r, lease.fenceName(), lease.holderLabel());
     timer(r, tags).record(waited);
     retried(r, tags, attempts);
     heldSet(r, tags).add(lease);
@@ -122,8 +142,7 @@ public final class MicrometerFenceListener implements FenceListener {
     if (r == null) {
       return;
     }
-    Tags tags =
-        series(r, tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel)));
+    Tags tags = series(r, request.fenceName(), request.holderLabel().orElse(defaultHolderLabel));
     counter(r, BUSY, BUSY_TEXT, tags).increment();
     retried(r, tags, attempts);
   }
@@ -134,8 +153,7 @@ public final class MicrometerFenceListener implements FenceListener {
     if (r == null) {
       return;
     }
-    Tags tags =
-        series(r, tags(request.fenceName(), request.holderLabel().orElse(defaultHolderLabel)));
+    Tags tags = series(r, request.fenceName(), request.holderLabel().orElse(defaultHolderLabel));
     counter(r, UNAVAILABLE, UNAVAILABLE_TEXT, tags).increment();
   }
 
@@ -161,10 +179,17 @@ public final class MicrometerFenceListener implements FenceListener {
     counter(r, LOST, LOST_TEXT, tags).increment();
   }
 
-  /** Registers every meter of the series {@code tags} (once; Micrometer keeps them). */
-  private Tags series(MeterRegistry r, Tags tags) {
+  /**
+   * Registers every meter of the series of {@code fenceName} and {@code holderLabel}, and the fence
+   * name's queue gauge (once; Micrometer keeps them); returns the series' tags.
+   */
+  private Tags series(MeterRegistry r, String fenceName, String holderLabel) {
+    Tags tags = tags(fenceName, holderLabel);
     if (held.containsKey(tags)) {
       return tags;
+    }
+    if (queue != null) {
+      queue.register(fenceName);
     }
     timer(r, tags);
     counter(r, BUSY, BUSY_TEXT, tags);
@@ -180,6 +205,7 @@ public final class MicrometerFenceListener implements FenceListener {
     return Timer.builder(ACQUIRE)
         .description("Acquired writer-fence leases: time from the first attempt to the lease")
         .tags(tags)
+        .publishPercentileHistogram()
         .register(r);
   }
 

@@ -53,6 +53,11 @@ public abstract class AdoptingAppContract {
 
       // Before any fenced call: the meters exist already.
       assertThat(get(port, "/actuator/metrics/writer.fence.acquire").statusCode()).isEqualTo(200);
+      HttpResponse<String> waiters =
+          get(port, "/actuator/metrics/writer.fence.queue.waiters?tag=fence:items");
+      assertThat(waiters.statusCode()).as(waiters.body()).isEqualTo(200);
+      assertThat(JsonPath.<List<Double>>read(waiters.body(), "$.measurements[*].value"))
+          .containsExactly(0.0);
 
       String health = get(port, "/actuator/health").body();
       assertThat((String) JsonPath.read(health, "$.components.writerFence.status")).isEqualTo("UP");
