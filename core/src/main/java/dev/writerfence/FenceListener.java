@@ -19,7 +19,8 @@ public interface FenceListener {
    *
    * @param lease the new lease
    * @param attempts acquire attempts it took, at least 1
-   * @param waited time from the first attempt to the lease, JVM monotonic clock
+   * @param waited time from the start of the call to the lease, its wait for the fence name's turn
+   *     among this fence's threads and in the queue included (JVM monotonic clock): the time to win
    */
   default void acquired(FenceLease lease, int attempts, Duration waited) {}
 

@@ -340,7 +340,6 @@ final class LeaseAcquirer {
     String label = holderLabel != null ? holderLabel : fence.defaultHolderLabel;
     Duration ttl = askedTtl != null ? askedTtl : fence.defaultTtl;
     int[] attempts = {0};
-    long started = System.nanoTime();
     // When the earliest attempt that may have granted the lease was sent: an attempt whose answer
     // was lost may have granted it, and a repeat with the same holder token returns that grant
     // unchanged, so the TTL is counted from the first attempt since the last busy answer.
@@ -462,7 +461,8 @@ final class LeaseAcquirer {
       acquired.holdTurn(turn);
       try {
         if (listener != null) {
-          Duration waited = Duration.ofNanos(System.nanoTime() - started);
+          // From the call's start: its wait for the turn among this fence's threads counts too.
+          Duration waited = Duration.ofNanos(System.nanoTime() - queuedNanos);
           ListenerCalls.notify(() -> listener.acquired(acquired.view(), attempts[0], waited));
         }
       } catch (Throwable t) { // a VirtualMachineError: nobody will own the lease, so give it back
