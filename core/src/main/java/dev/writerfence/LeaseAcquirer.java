@@ -201,7 +201,7 @@ final class LeaseAcquirer {
       }
       outcome =
           acquireFromStore(
-              fenceName, holderLabel, ttl, policy, priority, request, retry, turn, queued);
+              fenceName, holderLabel, ttl, policy, priority, request, retry, turn, waited, queued);
     } catch (Throwable t) {
       turn.leaveQueue();
       turn.giveBack();
@@ -323,6 +323,7 @@ final class LeaseAcquirer {
    * it.
    *
    * @param priority {@code null} for the fence's default
+   * @param waited whether the thread waited for its turn: then it polls the queue at once
    * @param queuedNanos when the call began, by {@link System#nanoTime()}: its budget counts from
    *     then
    */
@@ -335,6 +336,7 @@ final class LeaseAcquirer {
       FenceRequest request,
       Retry retry,
       LocalTurns.Turn turn,
+      boolean waited,
       long queuedNanos) {
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
     String label = holderLabel != null ? holderLabel : fence.defaultHolderLabel;
@@ -375,12 +377,14 @@ final class LeaseAcquirer {
       if (retry != null) {
         lease = retry.executeCallable(attempt);
       } else {
-        // The first attempt of a turn taken without a ticket is a plain acquire: an uncontended
-        // call writes no ticket. Every later one polls the queue under the process's one ticket
-        // for the name, so the threads of this fence wait as one waiter (ADR 37).
+        // The first attempt of a turn taken at once, without a ticket, is a plain acquire: an
+        // uncontended call writes no ticket. Every other attempt polls the queue under the
+        // process's one ticket for the name, so the threads of this fence wait as one waiter
+        // (ADR 37); a thread that waited for its turn polls at once, so this process holds its
+        // place from the moment the previous holder gave the turn back.
         int failures = 0;
         lease = Optional.empty();
-        if (!turn.hasTicket()) {
+        if (!waited && !turn.hasTicket()) {
           try {
             lease = attempt.call();
           } catch (TransientLeaseStoreException e) {
@@ -459,11 +463,17 @@ final class LeaseAcquirer {
       HeldLease acquired =
           new HeldLease(fence, lease.get(), fenceName, holderToken, label, ttl, grantableSince[0]);
       acquired.holdTurn(turn);
+      if (queues) {
+        // More threads of this fence wait for the name: queue for them now, so this process
+        // holds a place (behind those already waiting) through the section, and its release
+        // keeps the lease for the head rather than for a late arrival.
+        turn.queueAgainIfOthersWait(label, priority != null ? priority : fence.defaultPriority);
+      }
       try {
         if (listener != null) {
           // From the call's start: its wait for the turn among this fence's threads counts too.
-          Duration waited = Duration.ofNanos(System.nanoTime() - queuedNanos);
-          ListenerCalls.notify(() -> listener.acquired(acquired.view(), attempts[0], waited));
+          Duration toWin = Duration.ofNanos(System.nanoTime() - queuedNanos);
+          ListenerCalls.notify(() -> listener.acquired(acquired.view(), attempts[0], toWin));
         }
       } catch (Throwable t) { // a VirtualMachineError: nobody will own the lease, so give it back
         acquired.releaseAfter(t);
@@ -595,6 +605,23 @@ final class LeaseAcquirer {
         if (answer.acquired()) {
           line.waiterToken = null;
           line.ticket = null;
+        }
+      }
+
+      /**
+       * After a grant: when other threads of this fence wait for the name, takes a new ticket for
+       * them at once (best effort: if it fails, their first poll takes it).
+       */
+      void queueAgainIfOthersWait(String label, int priority) {
+        if (line.users <= 1) {
+          return;
+        }
+        Ticket t = ticket(label, priority);
+        try {
+          turns.store.enqueue(t);
+        } catch (RuntimeException e) {
+          LOG.debug(
+              "writer-fence: fence '{}': could not queue again; the next poll does", fenceName, e);
         }
       }
 
