@@ -373,8 +373,10 @@ public final class SettingsCatalog {
   public static final Setting<String> FENCE_METHODS =
       Setting.builder("fence.methods", Kind.TEXT, v -> nonEmpty("fence.methods", v))
           .readBy(AGENT)
-          .allowed("CLASS#METHOD[=FENCE[/HOLDER]], comma-separated")
-          .example("com.acme.sync.Uploader#upload*=corpus/uploader")
+          .allowed(
+              "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip]"
+                  + "[;retry.max-wait=DURATION], comma-separated")
+          .example("com.acme.sync.Uploader#upload*=corpus/uploader;priority=10")
           .meaning("methods the agent fences, in code that cannot be recompiled")
           .build();
 
