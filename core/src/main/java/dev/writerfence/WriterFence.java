@@ -422,6 +422,27 @@ public final class WriterFence implements AutoCloseable {
   }
 
   /**
+   * @return the priority in a fence's queue of waiters of requests that set none: -100 to 100
+   */
+  public int defaultPriority() {
+    return defaultPriority;
+  }
+
+  /**
+   * @return how long a waiter's ticket lasts without a poll: whole seconds from 1 to 60
+   */
+  public Duration queueLapse() {
+    return queueLapse;
+  }
+
+  /**
+   * @return how often the head of a fence's queue polls for the lease: 1 ms to 1 s
+   */
+  public Duration queuePollInterval() {
+    return queuePollInterval;
+  }
+
+  /**
    * @param ttl a lease's TTL
    * @return how often a held lease of that TTL is renewed (the configured interval, at most a third
    *     of the TTL), or empty when renewal is off
@@ -564,12 +585,7 @@ public final class WriterFence implements AutoCloseable {
      * @throws IllegalArgumentException naming the value when it is outside that range
      */
     public Builder queuePollInterval(Duration interval) {
-      Objects.requireNonNull(interval, "interval");
-      if (interval.toMillis() < 1 || interval.compareTo(Duration.ofSeconds(1)) > 0) {
-        throw new IllegalArgumentException(
-            "writer-fence: queue.poll-interval " + interval + " is not allowed: from 1 ms to 1 s");
-      }
-      this.queuePollInterval = interval;
+      this.queuePollInterval = FenceArguments.queuePollInterval(interval);
       return this;
     }
 

@@ -265,6 +265,63 @@ public final class SettingsCatalog {
           .meaning("longest single wait")
           .build();
 
+  /** {@code retry.max-wait}: the longest a busy acquire waits in all. */
+  public static final Setting<Duration> RETRY_MAX_WAIT =
+      Setting.builder(
+              "retry.max-wait",
+              Kind.DURATION,
+              v -> RETRY.withMaxWait(duration("retry.max-wait", v)).maxWait())
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultText(
+              "the attempts' scheduled wait, about " + RETRY.scheduledWait().toSeconds() + " s")
+          .allowed("at least 1ms")
+          .example("10s")
+          .javaApi("retryPolicy(….withMaxWait(…))")
+          .meaning(
+              "the longest a busy call waits in all (in the fence's queue and for its turn in this"
+                  + " process) before busy is its answer")
+          .build();
+
+  /** {@code priority}: the default priority in a fence's queue of waiters. */
+  public static final Setting<Integer> PRIORITY =
+      Setting.builder(
+              "priority", Kind.WHOLE_NUMBER, v -> FenceArguments.priority(whole("priority", v)))
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue("0")
+          .allowed("a whole number from -100 to 100")
+          .example("10")
+          .javaApi("defaultPriority(…)")
+          .meaning(
+              "place in a fence's queue of waiters of calls that set none: higher first, one level"
+                  + " worth one second of waiting")
+          .build();
+
+  /** {@code queue.lapse}: how long a waiter's ticket lasts without a poll. */
+  public static final Setting<Duration> QUEUE_LAPSE =
+      Setting.builder("queue.lapse", Kind.DURATION, SettingsCatalog::queueLapse)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(text(WriterFence.DEFAULT_QUEUE_LAPSE))
+          .allowed("whole seconds from 1s to 60s")
+          .example("10s")
+          .javaApi("queueLapse(…)")
+          .meaning(
+              "a waiter that stops polling (killed, paused) loses its place in the queue after"
+                  + " this long")
+          .build();
+
+  /** {@code queue.poll-interval}: how often the head of a fence's queue polls. */
+  public static final Setting<Duration> QUEUE_POLL_INTERVAL =
+      Setting.builder("queue.poll-interval", Kind.DURATION, SettingsCatalog::queuePollInterval)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(text(WriterFence.DEFAULT_QUEUE_POLL_INTERVAL))
+          .allowed("from 1ms to 1s")
+          .example("20ms")
+          .javaApi("queuePollInterval(…)")
+          .meaning(
+              "how often the head of a fence's queue polls for the lease (waiters further back"
+                  + " poll less often)")
+          .build();
+
   /** {@code backend}: {@code lease} or {@code advisory}. */
   public static final Setting<String> BACKEND =
       choice("backend", List.of("lease", "advisory"))
@@ -316,8 +373,10 @@ public final class SettingsCatalog {
   public static final Setting<String> FENCE_METHODS =
       Setting.builder("fence.methods", Kind.TEXT, v -> nonEmpty("fence.methods", v))
           .readBy(AGENT)
-          .allowed("CLASS#METHOD[=FENCE[/HOLDER]], comma-separated")
-          .example("com.acme.sync.Uploader#upload*=corpus/uploader")
+          .allowed(
+              "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip]"
+                  + "[;retry.max-wait=DURATION], comma-separated")
+          .example("com.acme.sync.Uploader#upload*=corpus/uploader;priority=10")
           .meaning("methods the agent fences, in code that cannot be recompiled")
           .build();
 
@@ -415,6 +474,10 @@ public final class SettingsCatalog {
           RETRY_INITIAL_INTERVAL,
           RETRY_MULTIPLIER,
           RETRY_MAX_INTERVAL,
+          RETRY_MAX_WAIT,
+          PRIORITY,
+          QUEUE_LAPSE,
+          QUEUE_POLL_INTERVAL,
           BACKEND,
           ADVISORY_POOL_SIZE,
           QUERY_TIMEOUT,
@@ -577,6 +640,17 @@ public final class SettingsCatalog {
       return Duration.ZERO;
     }
     return FenceArguments.renewInterval(duration("renew-interval", v));
+  }
+
+  private static Duration queueLapse(String v) {
+    Duration d = duration("queue.lapse", v);
+    FenceArguments.lapseSeconds(d);
+    return d;
+  }
+
+  private static Duration queuePollInterval(String v) {
+    Duration d = duration("queue.poll-interval", v);
+    return FenceArguments.queuePollInterval(d);
   }
 
   private static Duration queryTimeout(String v) {

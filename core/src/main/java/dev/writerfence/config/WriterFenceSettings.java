@@ -165,6 +165,9 @@ public final class WriterFenceSettings {
                 b.renewInterval(d);
               }
             });
+    get(SettingsCatalog.PRIORITY).ifPresent(b::defaultPriority);
+    get(SettingsCatalog.QUEUE_LAPSE).ifPresent(b::queueLapse);
+    get(SettingsCatalog.QUEUE_POLL_INTERVAL).ifPresent(b::queuePollInterval);
     b.queryTimeout(queryTimeout());
     b.retryPolicy(retryPolicy());
     return b.build();
@@ -179,7 +182,8 @@ public final class WriterFenceSettings {
   }
 
   /**
-   * @return the busy retry policy: the defaults with any {@code retry.*} setting applied
+   * @return the busy retry policy: the defaults with any {@code retry.*} setting applied ({@code
+   *     retry.max-wait} through {@link BusyRetryPolicy#withMaxWait})
    * @throws IllegalArgumentException naming the setting whose value breaks its rule
    */
   public BusyRetryPolicy retryPolicy() {
@@ -199,6 +203,10 @@ public final class WriterFenceSettings {
     Optional<Duration> max = get(SettingsCatalog.RETRY_MAX_INTERVAL);
     if (max.isPresent()) {
       p = p.withMaxInterval(max.get());
+    }
+    Optional<Duration> maxWait = get(SettingsCatalog.RETRY_MAX_WAIT);
+    if (maxWait.isPresent()) {
+      p = p.withMaxWait(maxWait.get());
     }
     return p;
   }

@@ -207,6 +207,24 @@ public final class FenceArguments {
     return (int) lapse.getSeconds();
   }
 
+  /**
+   * Checks how often the head of a fence's queue polls for the lease.
+   *
+   * @param interval from 1 ms to 1 s
+   * @return the same value
+   * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
+   */
+  public static Duration queuePollInterval(Duration interval) {
+    if (interval == null
+        || interval.isNegative()
+        || interval.toMillis() < 1
+        || interval.compareTo(Duration.ofSeconds(1)) > 0) {
+      throw new IllegalArgumentException(
+          "writer-fence: queue.poll-interval " + interval + " is not allowed: from 1 ms to 1 s");
+    }
+    return interval;
+  }
+
   /** A control or format character, or a surrogate without its partner. */
   private static boolean hasForbiddenCharacter(String s) {
     for (int i = 0; i < s.length(); ) {

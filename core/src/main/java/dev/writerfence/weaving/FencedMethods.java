@@ -2,9 +2,12 @@ package dev.writerfence.weaving;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceBusyException;
+import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.spi.FencedCall;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spi.FencedInvocation;
 import java.lang.reflect.Method;
@@ -13,8 +16,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns {@link WriterFenced} on a method into a ready {@link FencedMethod}, which enters the fence
@@ -22,8 +31,13 @@ import java.util.concurrent.ConcurrentMap;
  * everywhere. The annotation, its name template ({@link FenceNameTemplate}) and its retry values
  * are read and checked once per method; a call only fills in the name's placeholders, checks the
  * name and enters the fence with the values ready, without building a {@link FenceRequest}.
+ *
+ * <p>With {@code onBusy = SKIP} a call that stays busy through its wait does not run the method and
+ * returns {@link SkipOnBusy}'s value instead of throwing; unavailable and interrupted still throw.
  */
 public final class FencedMethods {
+  private static final Logger LOG = LoggerFactory.getLogger(FencedMethods.class);
+
   private static final ConcurrentMap<Method, Optional<FencedMethod>> CACHE =
       new ConcurrentHashMap<>();
 
@@ -79,12 +93,15 @@ public final class FencedMethods {
    *
    * @param annotation the annotation; never {@code null}
    * @param where the annotated method, for the message
+   * @param returnTypeName the binary name of the method's declared return type, as {@link
+   *     Class#getName()} gives it ({@code void}, {@code int}, {@code java.util.Optional}); never
+   *     {@code null}
    * @return the parsed annotation
    * @throws IllegalArgumentException when an attribute breaks its rule, naming {@code where}
    */
-  public static FencedMethod of(WriterFenced annotation, String where) {
+  public static FencedMethod of(WriterFenced annotation, String where, String returnTypeName) {
     try {
-      return new FencedMethod(annotation);
+      return new FencedMethod(annotation, where, returnTypeName);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           e.getMessage() + " (in @WriterFenced on " + where + ")", e);
@@ -99,7 +116,7 @@ public final class FencedMethods {
     if (annotation == null) {
       return Optional.empty();
     }
-    return Optional.of(of(annotation, method.toGenericString()));
+    return Optional.of(of(annotation, method.toGenericString(), method.getReturnType().getName()));
   }
 
   /** One annotated method: its name template and the request values that do not vary. */
@@ -109,9 +126,11 @@ public final class FencedMethods {
     private final String holderLabel;
     private final Duration ttl;
     private final boolean retryOverridden;
+    private final Integer priority;
+    private final SkipOnBusy skip; // null: busy throws
     private final FenceRequest constantRequest;
 
-    private FencedMethod(WriterFenced a) {
+    private FencedMethod(WriterFenced a, String where, String returnTypeName) {
       this.annotation = a;
       this.name = FenceNameTemplate.parse(a.value());
       this.holderLabel = a.holder().isEmpty() ? null : FenceArguments.holderLabel(a.holder());
@@ -125,11 +144,23 @@ public final class FencedMethods {
       if (ttl != null) {
         FenceArguments.ttlSeconds(ttl);
       }
+      if (a.retryMaxWaitMillis() < 0) {
+        throw new IllegalArgumentException(
+            "writer-fence: retryMaxWaitMillis "
+                + a.retryMaxWaitMillis()
+                + " is not allowed: at least 1, or 0 for the default");
+      }
       this.retryOverridden =
           a.retryMaxAttempts() != 0
               || a.retryInitialIntervalMillis() != 0
               || a.retryMultiplier() != 0
-              || a.retryMaxIntervalMillis() != 0;
+              || a.retryMaxIntervalMillis() != 0
+              || a.retryMaxWaitMillis() != 0;
+      this.priority =
+          a.priority() == WriterFenced.DEFAULT_PRIORITY
+              ? null
+              : FenceArguments.priority(a.priority());
+      this.skip = a.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(where, returnTypeName) : null;
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
           name.isConstant() && !retryOverridden ? build(name.resolve(null), null) : null;
@@ -143,9 +174,18 @@ public final class FencedMethods {
     }
 
     /**
+     * @return what a call does when the fence stays busy: {@link SkipOnBusy} for {@code onBusy =
+     *     SKIP}, empty for {@code THROW}
+     */
+    public Optional<SkipOnBusy> skipOnBusy() {
+      return Optional.ofNullable(skip);
+    }
+
+    /**
      * Runs one call of the method under {@code fence}: like {@link FencedCalls#proceed} with {@link
      * #request}'s request, but with the values ready (only the fence name is resolved and checked
-     * per call) and no request built.
+     * per call) and no request built. With {@code onBusy = SKIP}, busy returns {@link
+     * SkipOnBusy#skip}'s value and the method does not run.
      *
      * @param fence the fence; never {@code null}
      * @param args the call's arguments
@@ -154,16 +194,24 @@ public final class FencedMethods {
      * @return the method's result, as {@link FencedCalls#proceed} returns it
      * @throws IllegalArgumentException when the fence name cannot be resolved from the arguments;
      *     the method did not run
-     * @throws Throwable what {@link FencedCalls#proceed} throws
+     * @throws Throwable what {@link FencedCalls#proceed} throws (busy only with {@code onBusy =
+     *     THROW})
      */
     public Object proceed(
         WriterFence fence, Object[] args, Class<?> declaredReturnType, FencedInvocation invocation)
         throws Throwable {
       String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
       BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
-      return core(fence)
-          .enter(fence, fenceName, holderLabel, ttl, policy, null)
-          .proceed(invocation, declaredReturnType);
+      FencedCall call;
+      try {
+        call = core(fence).enter(fence, fenceName, holderLabel, ttl, policy, priority);
+      } catch (WriterFenceBusyException busy) {
+        if (skip == null) {
+          throw busy;
+        }
+        return skip.skip(busy);
+      }
+      return call.proceed(invocation, declaredReturnType);
     }
 
     /**
@@ -184,6 +232,7 @@ public final class FencedMethods {
           .holderLabel(holderLabel)
           .ttl(ttl)
           .retryPolicy(retryPolicy)
+          .priority(priority)
           .build();
     }
 
@@ -202,7 +251,101 @@ public final class FencedMethods {
       if (a.retryMaxIntervalMillis() != 0) {
         p = p.withMaxInterval(Duration.ofMillis(a.retryMaxIntervalMillis()));
       }
+      if (a.retryMaxWaitMillis() != 0) {
+        p = p.withMaxWait(Duration.ofMillis(a.retryMaxWaitMillis()));
+      }
       return p;
+    }
+  }
+
+  /**
+   * What a fenced method returns when its call is skipped because the fence stayed busy ({@code
+   * onBusy = SKIP}): {@code null} for a reference type (nothing for {@code void}), an empty {@code
+   * Optional} (also {@code OptionalInt}, {@code OptionalLong}, {@code OptionalDouble}), a completed
+   * future of {@code null} for {@code CompletionStage}, {@code CompletableFuture} and {@code
+   * Future}. Decided once per method from its declared return type; a primitive other than {@code
+   * void} has no value to return and is refused. Each skip is logged at DEBUG (a scheduled job on
+   * several instances skips on all but one of them every run); a fence listener still hears of the
+   * busy answer.
+   */
+  public static final class SkipOnBusy {
+    private enum Value {
+      NULL,
+      OPTIONAL,
+      OPTIONAL_INT,
+      OPTIONAL_LONG,
+      OPTIONAL_DOUBLE,
+      FUTURE
+    }
+
+    private final String where;
+    private final Value value;
+
+    private SkipOnBusy(String where, Value value) {
+      this.where = where;
+      this.value = value;
+    }
+
+    /**
+     * @param where the fenced method, for messages and the log; never {@code null}
+     * @param returnTypeName the binary name of its declared return type, as {@link Class#getName()}
+     *     gives it ({@code void}, {@code java.util.Optional}); never {@code null}
+     * @return what a skipped call of that method returns
+     * @throws IllegalArgumentException naming the method and the type when it returns a primitive
+     *     other than {@code void}
+     */
+    public static SkipOnBusy of(String where, String returnTypeName) {
+      Value v =
+          switch (returnTypeName) {
+            case "java.util.Optional" -> Value.OPTIONAL;
+            case "java.util.OptionalInt" -> Value.OPTIONAL_INT;
+            case "java.util.OptionalLong" -> Value.OPTIONAL_LONG;
+            case "java.util.OptionalDouble" -> Value.OPTIONAL_DOUBLE;
+            case "java.util.concurrent.CompletionStage",
+                "java.util.concurrent.CompletableFuture",
+                "java.util.concurrent.Future" ->
+                Value.FUTURE;
+            case "boolean", "byte", "char", "short", "int", "long", "float", "double" ->
+                throw new IllegalArgumentException(
+                    "writer-fence: onBusy = SKIP is not allowed on "
+                        + where
+                        + ", which returns "
+                        + returnTypeName
+                        + ": a skipped call has no "
+                        + returnTypeName
+                        + " to return; return void, a reference type, an Optional or a"
+                        + " CompletionStage, or keep onBusy = THROW");
+            default -> Value.NULL; // void and every other reference type
+          };
+      return new SkipOnBusy(where, v);
+    }
+
+    /**
+     * A call that stays busy is skipped: logs it at DEBUG and gives the value the caller sees.
+     *
+     * @param busy the busy answer of the call's enter; never {@code null}
+     * @return {@code null}, an empty optional, or a new completed future of {@code null}
+     */
+    public Object skip(WriterFenceBusyException busy) {
+      if (LOG.isDebugEnabled()) {
+        LOG.debug(
+            "writer-fence: {} skipped (onBusy = SKIP), the method did not run: {}",
+            where,
+            busy.getMessage());
+      }
+      return switch (value) {
+        case NULL -> null;
+        case OPTIONAL -> Optional.empty();
+        case OPTIONAL_INT -> OptionalInt.empty();
+        case OPTIONAL_LONG -> OptionalLong.empty();
+        case OPTIONAL_DOUBLE -> OptionalDouble.empty();
+        case FUTURE -> CompletableFuture.completedFuture(null);
+      };
+    }
+
+    @Override
+    public String toString() {
+      return "skip " + where + " when busy, returning " + value;
     }
   }
 

@@ -61,6 +61,12 @@ class SettingsCatalogTest {
       // The values it reads are the examples; the others were accepted and left to their modes.
       assertThat(fence.defaultTtl()).isEqualTo(Duration.ofMinutes(2));
       assertThat(fence.renewInterval(fence.defaultTtl())).hasValue(Duration.ofSeconds(20));
+      assertThat(fence.defaultPriority()).isEqualTo(10);
+      assertThat(fence.queueLapse()).isEqualTo(Duration.ofSeconds(10));
+      assertThat(fence.queuePollInterval()).isEqualTo(Duration.ofMillis(20));
+      assertThat(fence.defaultRetryPolicy().maxWait()).isEqualTo(Duration.ofSeconds(10));
+      assertThat(fence.defaultRetryPolicy().budget()).isEqualTo(Duration.ofSeconds(10));
+      assertThat(fence.defaultRetryPolicy().maxAttempts()).isEqualTo(7);
     } finally {
       fence.close();
     }
@@ -124,10 +130,24 @@ class SettingsCatalogTest {
         .hasValue(retry.initialInterval());
     assertThat(SettingsCatalog.RETRY_MULTIPLIER.parsedDefault()).hasValue(retry.multiplier());
     assertThat(SettingsCatalog.RETRY_MAX_INTERVAL.parsedDefault()).hasValue(retry.maxInterval());
+    assertThat(SettingsCatalog.PRIORITY.parsedDefault()).hasValue(0);
+    assertThat(SettingsCatalog.QUEUE_LAPSE.parsedDefault())
+        .hasValue(WriterFence.DEFAULT_QUEUE_LAPSE);
+    assertThat(SettingsCatalog.QUEUE_POLL_INTERVAL.parsedDefault())
+        .hasValue(WriterFence.DEFAULT_QUEUE_POLL_INTERVAL);
+    // retry.max-wait has no value of its own: the attempts' scheduled wait is the budget.
+    assertThat(SettingsCatalog.RETRY_MAX_WAIT.parsedDefault()).isEmpty();
+    assertThat(SettingsCatalog.RETRY_MAX_WAIT.defaultText())
+        .contains("about " + retry.scheduledWait().toSeconds() + " s");
     // A fence built from no settings at all has these defaults.
     WriterFence fence = WriterFenceSettings.fromProperties(new Properties()).buildFence(NOWHERE);
     try {
       assertThat(fence.defaultTtl()).isEqualTo(SettingsCatalog.TTL.parsedDefault().orElseThrow());
+      assertThat(fence.defaultPriority()).isZero();
+      assertThat(fence.queueLapse()).isEqualTo(WriterFence.DEFAULT_QUEUE_LAPSE);
+      assertThat(fence.queuePollInterval()).isEqualTo(WriterFence.DEFAULT_QUEUE_POLL_INTERVAL);
+      assertThat(fence.defaultRetryPolicy().maxWait()).isNull();
+      assertThat(fence.defaultRetryPolicy().budget()).isEqualTo(retry.scheduledWait());
     } finally {
       fence.close();
     }
@@ -150,6 +170,32 @@ class SettingsCatalogTest {
                 SettingsCatalog.AUDIT_REQUIRE_FENCE_PER_CLIENT.parse(
                     "audit.require-fence.gcs", " "))
         .hasMessageStartingWith("writer-fence: audit.require-fence.gcs '': fence name");
+  }
+
+  @Test
+  void aBadQueueValueIsNamedAndNoFenceIsBuilt() {
+    assertThatThrownBy(() -> SettingsCatalog.PRIORITY.parse("101"))
+        .hasMessage("writer-fence: priority '101': priority 101 is not allowed: -100 to 100");
+    assertThatThrownBy(() -> SettingsCatalog.PRIORITY.parse("high"))
+        .hasMessage("writer-fence: priority 'high' is not a whole number");
+    assertThatThrownBy(() -> SettingsCatalog.QUEUE_LAPSE.parse("1500ms"))
+        .hasMessageStartingWith("writer-fence: queue.lapse '1500ms': ticket lapse PT1.5S")
+        .hasMessageContaining("whole seconds from 1 to 60");
+    assertThatThrownBy(() -> SettingsCatalog.QUEUE_LAPSE.parse("2m"))
+        .hasMessageContaining("whole seconds from 1 to 60");
+    assertThatThrownBy(() -> SettingsCatalog.QUEUE_POLL_INTERVAL.parse("2s"))
+        .hasMessageStartingWith("writer-fence: queue.poll-interval '2s'")
+        .hasMessageContaining("from 1 ms to 1 s");
+    assertThatThrownBy(() -> SettingsCatalog.RETRY_MAX_WAIT.parse("0s"))
+        .hasMessageStartingWith("writer-fence: retry.max-wait '0s'")
+        .hasMessageContaining("at least 1 ms");
+
+    Properties p = new Properties();
+    p.setProperty("writer-fence.queue.poll-interval", "0ms");
+    WriterFenceSettings settings = WriterFenceSettings.fromProperties(p);
+    assertThatThrownBy(() -> settings.buildFence(NOWHERE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("queue.poll-interval '0ms'");
   }
 
   @Test

@@ -78,6 +78,10 @@ class AutoConfigurationTest {
             "writer-fence.retry.initial-interval=20ms",
             "writer-fence.retry.multiplier=1.5",
             "writer-fence.retry.max-interval=1s",
+            "writer-fence.retry.max-wait=12s",
+            "writer-fence.priority=-20",
+            "writer-fence.queue.lapse=15s",
+            "writer-fence.queue.poll-interval=25ms",
             "writer-fence.backend=lease")
         .run(
             context -> {
@@ -94,7 +98,12 @@ class AutoConfigurationTest {
                           .withMaxAttempts(7)
                           .withInitialInterval(Duration.ofMillis(20))
                           .withMultiplier(1.5)
-                          .withMaxInterval(Duration.ofSeconds(1)));
+                          .withMaxInterval(Duration.ofSeconds(1))
+                          .withMaxWait(Duration.ofSeconds(12)));
+              assertThat(fence.defaultRetryPolicy().budget()).isEqualTo(Duration.ofSeconds(12));
+              assertThat(fence.defaultPriority()).isEqualTo(-20);
+              assertThat(fence.queueLapse()).isEqualTo(Duration.ofSeconds(15));
+              assertThat(fence.queuePollInterval()).isEqualTo(Duration.ofMillis(25));
               String name = FenceNames.random("binding");
               FenceLease lease = fence.tryAcquire(FenceRequest.builder(name).build()).orElseThrow();
               assertThat(lease.holderLabel()).isEqualTo("upload");
@@ -149,6 +158,10 @@ class AutoConfigurationTest {
     assertThat(p.getSchema().getInitialize()).isNull();
     assertThat(p.getBackend()).isEqualTo("lease");
     assertThat(p.getAdvisory().getPoolSize()).isEqualTo(AdvisoryLockStore.DEFAULT_POOL_SIZE);
+    assertThat(p.getPriority()).isZero();
+    assertThat(p.getRetry().getMaxWait()).isNull();
+    assertThat(p.getQueue().getLapse()).isEqualTo(WriterFence.DEFAULT_QUEUE_LAPSE);
+    assertThat(p.getQueue().getPollInterval()).isEqualTo(WriterFence.DEFAULT_QUEUE_POLL_INTERVAL);
   }
 
   @ParameterizedTest
@@ -191,6 +204,11 @@ class AutoConfigurationTest {
         "writer-fence.retry.initial-interval=0ms | writer-fence.retry.initial-interval",
         "writer-fence.retry.multiplier=0.5 | writer-fence.retry.multiplier",
         "writer-fence.retry.max-interval=1ms | writer-fence.retry.max-interval",
+        "writer-fence.retry.max-wait=0ms | writer-fence.retry.max-wait",
+        "writer-fence.priority=101 | writer-fence.priority",
+        "writer-fence.queue.lapse=1500ms | writer-fence.queue.lapse",
+        "writer-fence.queue.lapse=61s | writer-fence.queue.lapse",
+        "writer-fence.queue.poll-interval=2s | writer-fence.queue.poll-interval",
         "writer-fence.schema.name=Bad-Name | writer-fence.schema.name",
         "writer-fence.backend=rowlock | writer-fence.backend",
         "writer-fence.advisory.pool-size=1 | writer-fence.advisory.pool-size",

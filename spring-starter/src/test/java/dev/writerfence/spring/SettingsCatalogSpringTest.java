@@ -97,6 +97,19 @@ class SettingsCatalogSpringTest {
                   .isEqualTo(
                       SettingsCatalog.RETRY_MAX_INTERVAL.parse(
                           SettingsCatalog.RETRY_MAX_INTERVAL.example()));
+              assertThat(p.busyRetryPolicy().maxWait())
+                  .isEqualTo(
+                      SettingsCatalog.RETRY_MAX_WAIT.parse(
+                          SettingsCatalog.RETRY_MAX_WAIT.example()));
+              assertThat(p.getPriority())
+                  .isEqualTo(SettingsCatalog.PRIORITY.parse(SettingsCatalog.PRIORITY.example()));
+              assertThat(p.getQueue().getLapse())
+                  .isEqualTo(
+                      SettingsCatalog.QUEUE_LAPSE.parse(SettingsCatalog.QUEUE_LAPSE.example()));
+              assertThat(p.getQueue().getPollInterval())
+                  .isEqualTo(
+                      SettingsCatalog.QUEUE_POLL_INTERVAL.parse(
+                          SettingsCatalog.QUEUE_POLL_INTERVAL.example()));
               assertThat(p.getBackend()).isEqualTo(SettingsCatalog.BACKEND.example());
               assertThat(p.getAdvisory().getPoolSize())
                   .isEqualTo(

@@ -7,7 +7,9 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
  * The advice inlined into fenced methods: one enter part, and an exit part per kind of return type.
  * Stateless; it only hands over to {@link FenceDispatch}, which the application's class loaders
  * reach through the system class path. An exception from the enter part (busy, unavailable, a bad
- * fence name) leaves the method before its body runs, and no exit part runs then.
+ * fence name) leaves the method before its body runs, and no exit part runs then. A call skipped
+ * when busy ({@code onBusy = SKIP}) returns {@link FenceDispatch.Skipped} from the enter part: the
+ * body is skipped and the exit part returns the skip's value.
  */
 final class FenceAdvice {
   /** The key under which the spec of the instrumented method is registered. */
@@ -15,11 +17,14 @@ final class FenceAdvice {
 
   private FenceAdvice() {}
 
-  /** Acquires, or joins a hold of the same fence name on this thread. */
+  /**
+   * Acquires, or joins a hold of the same fence name on this thread; skips the body of a call that
+   * skips when busy.
+   */
   static final class Enter {
     private Enter() {}
 
-    @Advice.OnMethodEnter
+    @Advice.OnMethodEnter(skipOn = FenceDispatch.Skipped.class)
     static Object enter(
         @Advice.Origin(KEY) String key,
         @Advice.Origin Class<?> type,

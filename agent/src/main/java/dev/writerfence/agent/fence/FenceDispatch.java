@@ -1,6 +1,7 @@
 package dev.writerfence.agent.fence;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceException;
 import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.spi.FencedCall;
@@ -45,12 +46,16 @@ public final class FenceDispatch {
    * hold rather than contend with it. A hold of another domain is another fence.
    *
    * <p>Busy, unavailable and interrupted are thrown as the application's own exception classes when
-   * the fenced class sees core ({@link CallerExceptions}), else as the agent's.
+   * the fenced class sees core ({@link CallerExceptions}), else as the agent's. Busy of a method
+   * whose spec skips when busy ({@code onBusy = SKIP}, {@code on-busy=skip}) is not thrown: a
+   * {@link Skipped} is returned, on which the enter advice skips the method's body and the exit
+   * advice returns its value.
    *
    * @param key the instrumented method, {@code type.method(descriptor)}
    * @param type the class whose method is fenced
    * @param args the call's arguments
-   * @return the entered call, to hand to {@link #exit}
+   * @return the entered call, to hand to {@link #exit}; a {@link Skipped} when the method must not
+   *     run and return its value
    * @throws RuntimeException a {@code WriterFenceBusyException} when busy after the last attempt, a
    *     {@code WriterFenceUnavailableException} when the lease cannot be confirmed, a {@code
    *     WriterFenceInterruptedException} when interrupted while waiting to retry
@@ -69,6 +74,11 @@ public final class FenceDispatch {
       WriterFence f = fence();
       FencedCall call = FencedCalls.enter(f, spec.request(args, f.defaultRetryPolicy()));
       return call.joined() ? null : new Entered(call, spec.exitReturnType());
+    } catch (WriterFenceBusyException e) {
+      if (spec.skipOnBusy() != null) {
+        return new Skipped(spec.skipOnBusy().skip(e));
+      }
+      throw CallerExceptions.forCaller(type, e);
     } catch (WriterFenceException e) {
       throw CallerExceptions.forCaller(type, e);
     }
@@ -84,6 +94,9 @@ public final class FenceDispatch {
    * @return the result the caller must see (a future that completes after the release, for a stage)
    */
   public static Object exit(Object entered, Object returned, Throwable thrown) {
+    if (entered instanceof Skipped skipped) {
+      return skipped.value;
+    }
     if (!(entered instanceof Entered e)) {
       return returned;
     }
@@ -107,4 +120,18 @@ public final class FenceDispatch {
   }
 
   private record Entered(FencedCall call, Class<?> returnType) {}
+
+  /**
+   * What {@link #enter} returns for a call skipped because the fence stayed busy: the enter advice
+   * skips the method's body on an instance of this class ({@code skipOn}), and the exit advice
+   * returns {@link #value}. Public so that the advice, inlined into the application's classes, can
+   * name it.
+   */
+  public static final class Skipped {
+    private final Object value;
+
+    private Skipped(Object value) {
+      this.value = value;
+    }
+  }
 }

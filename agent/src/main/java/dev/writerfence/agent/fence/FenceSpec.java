@@ -1,9 +1,12 @@
 package dev.writerfence.agent.fence;
 
 import dev.writerfence.FenceRequest;
+import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import dev.writerfence.weaving.FencedMethods.FencedMethod;
+import dev.writerfence.weaving.FencedMethods.SkipOnBusy;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -16,6 +19,9 @@ final class FenceSpec {
   private final String method;
   private final FenceNameTemplate fenceName;
   private final String holderLabel;
+  private final Integer priority;
+  private final Duration maxWait;
+  private final SkipOnBusy skip; // null: busy throws
   private final FencedMethod annotated;
   private final IllegalArgumentException broken;
   private final Class<?> exitReturnType;
@@ -23,14 +29,17 @@ final class FenceSpec {
 
   private FenceSpec(
       String method,
-      FenceNameTemplate fenceName,
-      String holderLabel,
+      MethodPattern pattern,
+      SkipOnBusy skip,
       FencedMethod annotated,
       IllegalArgumentException broken,
       boolean returnsFuture) {
     this.method = method;
-    this.fenceName = fenceName;
-    this.holderLabel = holderLabel;
+    this.fenceName = pattern == null ? null : pattern.fenceName();
+    this.holderLabel = pattern == null ? null : pattern.holderLabel();
+    this.priority = pattern == null ? null : pattern.priority();
+    this.maxWait = pattern == null ? null : pattern.maxWait();
+    this.skip = skip;
     this.annotated = annotated;
     this.broken = broken;
     // The method's own return type lives in the application's class loader and must not be loaded
@@ -38,18 +47,27 @@ final class FenceSpec {
     // CompletableFuture.
     this.exitReturnType = returnsFuture ? CompletableFuture.class : Void.class;
     this.constantRequest =
-        fenceName != null && fenceName.isConstant()
-            ? FenceRequest.builder(fenceName.resolve(null)).holderLabel(holderLabel).build()
+        fenceName != null && fenceName.isConstant() && maxWait == null
+            ? build(fenceName.resolve(null), null)
             : null;
   }
 
-  static FenceSpec configured(String method, MethodPattern pattern, boolean returnsFuture) {
-    return new FenceSpec(
-        method, pattern.fenceName(), pattern.holderLabel(), null, null, returnsFuture);
+  /**
+   * @param returnTypeName the binary name of the method's return type ({@code void}, {@code int},
+   *     {@code java.util.Optional})
+   * @throws IllegalArgumentException when the entry says {@code on-busy=skip} and the method
+   *     returns a primitive other than {@code void}
+   */
+  static FenceSpec configured(
+      String method, MethodPattern pattern, String returnTypeName, boolean returnsFuture) {
+    SkipOnBusy skip =
+        pattern.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(method, returnTypeName) : null;
+    return new FenceSpec(method, pattern, skip, null, null, returnsFuture);
   }
 
   static FenceSpec annotated(String method, FencedMethod annotated, boolean returnsFuture) {
-    return new FenceSpec(method, null, null, annotated, null, returnsFuture);
+    return new FenceSpec(
+        method, null, annotated.skipOnBusy().orElse(null), annotated, null, returnsFuture);
   }
 
   static FenceSpec broken(String method, IllegalArgumentException why) {
@@ -74,10 +92,26 @@ final class FenceSpec {
       return constantRequest;
     }
     try {
-      return FenceRequest.builder(fenceName.resolve(args)).holderLabel(holderLabel).build();
+      return build(fenceName.resolve(args), maxWait == null ? null : defaults.withMaxWait(maxWait));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(e.getMessage() + " (fence.methods on " + method + ")", e);
     }
+  }
+
+  private FenceRequest build(String name, BusyRetryPolicy retryPolicy) {
+    return FenceRequest.builder(name)
+        .holderLabel(holderLabel)
+        .priority(priority)
+        .retryPolicy(retryPolicy)
+        .build();
+  }
+
+  /**
+   * @return what a call does when the fence stays busy: skip with this value, or {@code null} when
+   *     busy throws
+   */
+  SkipOnBusy skipOnBusy() {
+    return skip;
   }
 
   /**

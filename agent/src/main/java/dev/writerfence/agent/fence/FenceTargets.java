@@ -57,7 +57,7 @@ final class FenceTargets {
         if (fenceable(m) && pattern.matchesMethod(m.getName())) {
           matched = true;
           if (!wovenByAspectJ(type, m)) {
-            fenced.putIfAbsent(m, FenceSpec.configured(where(type, m), pattern, returnsFuture(m)));
+            fenced.putIfAbsent(m, configured(type, m, pattern));
           }
         }
       }
@@ -111,12 +111,28 @@ final class FenceTargets {
     return type.getName() + "." + m.getInternalName() + m.getDescriptor();
   }
 
+  /** A {@code fence.methods} entry's spec; one it cannot meet for this method fails closed. */
+  private static FenceSpec configured(
+      TypeDescription type, MethodDescription m, MethodPattern pattern) {
+    String where = where(type, m);
+    try {
+      return FenceSpec.configured(where, pattern, returnTypeName(m), returnsFuture(m));
+    } catch (IllegalArgumentException e) {
+      IllegalArgumentException why =
+          new IllegalArgumentException(
+              e.getMessage() + " (fence.methods entry '" + pattern.text() + "')", e);
+      AgentLog.once("broken:" + where, why.getMessage() + "; calls of it fail and it never runs");
+      return FenceSpec.broken(where, why);
+    }
+  }
+
   private static FenceSpec annotated(
       TypeDescription type, MethodDescription m, AnnotationDescription a) {
     String where = where(type, m);
     try {
       WriterFenced annotation = a.prepare(WriterFenced.class).load();
-      return FenceSpec.annotated(where, FencedMethods.of(annotation, where), returnsFuture(m));
+      return FenceSpec.annotated(
+          where, FencedMethods.of(annotation, where, returnTypeName(m)), returnsFuture(m));
     } catch (RuntimeException e) {
       // A value this agent cannot read (a newer annotation, say) must not leave it unfenced:
       // every call fails closed, naming why.
@@ -174,6 +190,11 @@ final class FenceTargets {
       }
     }
     return false;
+  }
+
+  /** The return type's binary name ({@code void}, {@code int}, …), read without loading it. */
+  private static String returnTypeName(MethodDescription m) {
+    return m.getReturnType().asErasure().getName();
   }
 
   /** Whether the return type can hold a {@link CompletableFuture}, read without loading it. */

@@ -1,33 +1,55 @@
 package dev.writerfence.agent.fence;
 
 import dev.writerfence.agent.AgentConfigurationException;
+import dev.writerfence.annotation.OnBusy;
+import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * One entry of {@code fence.methods}: {@code CLASS#METHOD[=FENCE[/HOLDER]]}. {@code CLASS} is an
- * exact binary class name ({@code com.acme.Outer$Inner}); {@code METHOD} a method name in which
- * {@code *} stands for any run of characters; {@code FENCE} a fence name or template ({@code
- * corpus:{0}}) and {@code HOLDER} a holder label, split at the last {@code /}. Without {@code =}
- * the fence name is the {@code fence-name} setting; without {@code /} the holder is the {@code
- * holder} setting.
+ * One entry of {@code fence.methods}: {@code
+ * CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]}.
+ * {@code CLASS} is an exact binary class name ({@code com.acme.Outer$Inner}); {@code METHOD} a
+ * method name in which {@code *} stands for any run of characters; {@code FENCE} a fence name or
+ * template ({@code corpus:{0}}) and {@code HOLDER} a holder label, split at the last {@code /}.
+ * Without {@code =} the fence name is the {@code fence-name} setting; without {@code /} the holder
+ * is the {@code holder} setting. The options after {@code ;} are those of {@code @WriterFenced}:
+ * {@code priority} (-100 to 100; default the {@code priority} setting), {@code on-busy} ({@code
+ * throw}, the default, or {@code skip}) and {@code retry.max-wait} (a duration of at least 1 ms;
+ * default the {@code retry.max-wait} setting). As {@code ,} separates entries, {@code ;} separates
+ * options: neither can appear in a fence name or holder label written here.
  *
  * @param text the entry as written, for messages
  * @param className the exact binary class name
  * @param methodGlob the method name, {@code *} as wildcard
  * @param fenceName the fence name or template
  * @param holderLabel the holder label, or {@code null} for the fence's default
+ * @param priority the priority in the fence's queue, or {@code null} for the fence's default
+ * @param onBusy what a call does when the fence stays busy; never {@code null}
+ * @param maxWait the longest a busy call waits, or {@code null} for the fence's default
  */
 record MethodPattern(
     String text,
     String className,
     String methodGlob,
     FenceNameTemplate fenceName,
-    String holderLabel) {
+    String holderLabel,
+    Integer priority,
+    OnBusy onBusy,
+    Duration maxWait) {
+  /** The form of an entry, for messages. */
+  static final String FORM =
+      "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]";
+
   private static final Pattern CLASS_NAME =
       Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*");
   private static final Pattern METHOD_GLOB = Pattern.compile("[\\p{L}\\p{N}_$*]+");
@@ -47,8 +69,41 @@ record MethodPattern(
   }
 
   static MethodPattern parse(String entry, Optional<String> defaultFenceName) {
-    int eq = entry.indexOf('=');
-    String target = eq < 0 ? entry : entry.substring(0, eq).strip();
+    String[] parts = entry.split(";", -1);
+    String head = parts[0].strip();
+    Integer priority = null;
+    OnBusy onBusy = OnBusy.THROW;
+    Duration maxWait = null;
+    Set<String> seen = new HashSet<>();
+    for (int i = 1; i < parts.length; i++) {
+      String option = parts[i].strip();
+      int eq = option.indexOf('=');
+      String key = eq < 0 ? option : option.substring(0, eq).strip();
+      String value = eq < 0 ? "" : option.substring(eq + 1).strip();
+      if (!seen.add(key)) {
+        throw bad(entry, "option '" + key + "' is given twice");
+      }
+      try {
+        switch (key) {
+          case "priority" -> priority = SettingsCatalog.PRIORITY.parse(value);
+          case "on-busy" -> onBusy = onBusy(value);
+          case "retry.max-wait" ->
+              maxWait =
+                  BusyRetryPolicy.defaults()
+                      .withMaxWait(SettingsCatalog.duration("retry.max-wait", value))
+                      .maxWait();
+          default ->
+              throw new IllegalArgumentException(
+                  "option '"
+                      + option
+                      + "' is not one of priority=N, on-busy=throw|skip, retry.max-wait=DURATION");
+        }
+      } catch (IllegalArgumentException e) {
+        throw bad(entry, String.valueOf(e.getMessage()).replaceFirst("^writer-fence: ", ""));
+      }
+    }
+    int eq = head.indexOf('=');
+    String target = eq < 0 ? head : head.substring(0, eq).strip();
     int hash = target.indexOf('#');
     if (hash < 0) {
       throw bad(entry, "it has no '#' between the class and the method");
@@ -69,7 +124,7 @@ record MethodPattern(
               () ->
                   bad(entry, "it names no fence (…=FENCE) and the setting fence-name is not set"));
     } else {
-      String spec = entry.substring(eq + 1).strip();
+      String spec = head.substring(eq + 1).strip();
       int slash = spec.lastIndexOf('/');
       fence = slash < 0 ? spec : spec.substring(0, slash).strip();
       holder = slash < 0 ? null : spec.substring(slash + 1).strip();
@@ -80,10 +135,23 @@ record MethodPattern(
           className,
           methodGlob,
           FenceNameTemplate.parse(fence),
-          holder == null ? null : FenceArguments.holderLabel(holder));
+          holder == null ? null : FenceArguments.holderLabel(holder),
+          priority,
+          onBusy,
+          maxWait);
     } catch (IllegalArgumentException e) {
       throw bad(entry, e.getMessage());
     }
+  }
+
+  private static OnBusy onBusy(String value) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "throw" -> OnBusy.THROW;
+      case "skip" -> OnBusy.SKIP;
+      default ->
+          throw new IllegalArgumentException(
+              "on-busy '" + value + "' is not allowed: throw or skip");
+    };
   }
 
   /**
@@ -117,7 +185,8 @@ record MethodPattern(
             + entry
             + "' is not allowed: "
             + why
-            + "; write CLASS#METHOD[=FENCE[/HOLDER]], for example"
-            + " com.acme.sync.Uploader#upload*=corpus/upload");
+            + "; write "
+            + FORM
+            + ", for example com.acme.sync.Uploader#upload*=corpus/upload;on-busy=skip");
   }
 }

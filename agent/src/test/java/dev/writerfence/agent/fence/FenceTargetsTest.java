@@ -1,9 +1,15 @@
 package dev.writerfence.agent.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.example.fenced.unwoven.UnwovenWriter;
+import dev.writerfence.FenceRequest;
+import dev.writerfence.retry.BusyRetryPolicy;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import org.junit.jupiter.api.Test;
@@ -31,6 +37,55 @@ class FenceTargetsTest {
     assertThat(fenced.keySet())
         .extracting(MethodDescription::getName)
         .containsExactlyInAnyOrder("write", "other");
+  }
+
+  /** A legacy class that {@code fence.methods} names with options. */
+  public static class Legacy {
+    public int count() {
+      return 1;
+    }
+
+    public void walk() {}
+
+    public Optional<String> find() {
+      return Optional.empty();
+    }
+  }
+
+  @Test
+  void anEntrysOptionsReachTheRequestAndSkipOnAPrimitiveFailsClosedNamingTheType() {
+    MethodPattern pattern =
+        MethodPattern.parse(
+            Legacy.class.getName() + "#*=corpus/nightly;priority=-5;on-busy=skip;retry.max-wait=2s",
+            Optional.empty());
+    Map<MethodDescription, FenceSpec> fenced =
+        new FenceTargets(List.of(pattern))
+            .fencedMethods(TypeDescription.ForLoadedType.of(Legacy.class));
+    FenceSpec walk = spec(fenced, "walk");
+    FenceRequest request = walk.request(new Object[0], BusyRetryPolicy.defaults());
+    assertThat(request.fenceName()).isEqualTo("corpus");
+    assertThat(request.holderLabel()).hasValue("nightly");
+    assertThat(request.priority()).hasValue(-5);
+    assertThat(request.retryPolicy().orElseThrow().maxWait()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(walk.skipOnBusy()).isNotNull();
+    assertThat(spec(fenced, "find").skipOnBusy()).isNotNull();
+
+    // A skipped int method would have nothing to return: every call fails, the method never runs.
+    FenceSpec count = spec(fenced, "count");
+    assertThatThrownBy(() -> count.request(new Object[0], BusyRetryPolicy.defaults()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("onBusy = SKIP is not allowed on")
+        .hasMessageContaining("Legacy#count")
+        .hasMessageContaining("which returns int")
+        .hasMessageContaining("fence.methods entry");
+  }
+
+  private static FenceSpec spec(Map<MethodDescription, FenceSpec> fenced, String method) {
+    return fenced.entrySet().stream()
+        .filter(e -> e.getKey().getName().equals(method))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("not fenced: " + method))
+        .getValue();
   }
 
   @Test

@@ -95,6 +95,46 @@ class LegacyFenceIT {
   }
 
   @Test
+  void anEntryWithOnBusySkipReturnsAtOnceWithoutRunningAndRefusesAMethodReturningLong() {
+    Path holding = config("fence.methods=com.acme.sync.Uploader#upload*=" + fence + "/holder");
+    Path skipping =
+        config(
+            "fence.methods=com.acme.sync.Uploader#uploadLater="
+                + fence
+                + "/skipper;on-busy=skip;retry.max-wait=100ms,"
+                + "com.acme.sync.Uploader#upload="
+                + fence
+                + "/skipper;on-busy=skip");
+    try (ForkedJvm holder = LegacyJvm.start(holding, bucket);
+        ForkedJvm other = LegacyJvm.start(skipping, bucket)) {
+      holder.send("hold first");
+      holder.awaitLine("holding", ANSWER);
+
+      // Busy: the stage method returns a completed stage of null, without running or throwing.
+      other.send("upload-later skipped");
+      assertThat(other.awaitLine(l -> true, ANSWER)).isEqualTo("started skipped");
+      other.send("complete-later");
+      assertThat(other.awaitLine(l -> true, ANSWER)).isEqualTo("completed null");
+      assertThat(bucket.resolve("skipped")).doesNotExist();
+      assertThat(row().get("holder_label")).isEqualTo("holder");
+
+      // A skipped long method would have no value to return: it never runs, busy or not.
+      other.send("upload refused");
+      assertThat(other.awaitLine(l -> true, ANSWER))
+          .startsWith("failed IllegalArgumentException")
+          .contains("onBusy = SKIP is not allowed on com.acme.sync.Uploader#upload")
+          .contains("which returns long");
+      assertThat(other.stderr()).contains("calls of it fail and it never runs");
+
+      holder.send("finish");
+      holder.awaitLine("finished first", ANSWER);
+      other.send("upload refused");
+      assertThat(other.awaitLine(l -> true, ANSWER)).startsWith("failed IllegalArgumentException");
+      assertThat(bucket.resolve("refused")).doesNotExist();
+    }
+  }
+
+  @Test
   void C13_methodReturningAFutureKeepsTheLeaseUntilItCompletes() {
     Path config = config("fence.methods=com.acme.sync.Uploader#upload*=" + fence + "/async");
     Path impatient =

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.agent.AgentConfigurationException;
+import dev.writerfence.annotation.OnBusy;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -48,6 +50,40 @@ class MethodPatternTest {
   }
 
   @Test
+  void optionsAfterSemicolonsSetPriorityOnBusyAndMaxWait() {
+    MethodPattern p =
+        MethodPattern.parse(
+            "com.acme.Nightly#walk=corpus/nightly; priority=-10 ;on-busy=SKIP;retry.max-wait=30s",
+            Optional.empty());
+    assertThat(p.fenceName().toString()).isEqualTo("corpus");
+    assertThat(p.holderLabel()).isEqualTo("nightly");
+    assertThat(p.priority()).isEqualTo(-10);
+    assertThat(p.onBusy()).isEqualTo(OnBusy.SKIP);
+    assertThat(p.maxWait()).isEqualTo(Duration.ofSeconds(30));
+
+    MethodPattern bare = MethodPattern.parse("a.B#x;on-busy=throw", Optional.of("corpus"));
+    assertThat(bare.fenceName().toString()).isEqualTo("corpus");
+    assertThat(bare.onBusy()).isEqualTo(OnBusy.THROW);
+    assertThat(bare.priority()).isNull();
+    assertThat(bare.maxWait()).isNull();
+
+    MethodPattern none = MethodPattern.parse("a.B#x=f", Optional.empty());
+    assertThat(none.onBusy()).isEqualTo(OnBusy.THROW);
+    assertThat(none.priority()).isNull();
+  }
+
+  @Test
+  void badOptionsNameTheEntryTheOptionAndTheRule() {
+    assertRejected("a.B#x=f;priority=101", "priority 101 is not allowed: -100 to 100");
+    assertRejected("a.B#x=f;priority=high", "is not a whole number");
+    assertRejected("a.B#x=f;on-busy=wait", "on-busy 'wait' is not allowed: throw or skip");
+    assertRejected("a.B#x=f;retry.max-wait=0ms", "at least 1 ms");
+    assertRejected("a.B#x=f;retry.max-wait=soon", "is not a duration");
+    assertRejected("a.B#x=f;max-wait=2s", "not one of priority=N, on-busy=throw|skip");
+    assertRejected("a.B#x=f;priority=1;priority=2", "option 'priority' is given twice");
+  }
+
+  @Test
   void badEntriesNameTheEntryAndTheForm() {
     assertRejected("com.acme.Uploader.upload=f", "has no '#'");
     assertRejected("com acme.Uploader#upload=f", "is not a binary class name");
@@ -62,6 +98,6 @@ class MethodPatternTest {
         .isInstanceOf(AgentConfigurationException.class)
         .hasMessageContaining("fence.methods entry '" + entry + "'")
         .hasMessageContaining(why)
-        .hasMessageContaining("CLASS#METHOD[=FENCE[/HOLDER]]");
+        .hasMessageContaining("CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip]");
   }
 }

@@ -173,7 +173,7 @@ public class WriterFenceAutoConfiguration {
             // Spring drains its work first (graceful shutdown), then closes the context, and the
             // shutdown bean closes the fence: leases end after the work that holds them.
             .releaseOnJvmShutdown(false);
-    WriterFence fence = properties.applyRenewInterval(builder).build();
+    WriterFence fence = properties.applyQueue(properties.applyRenewInterval(builder)).build();
     WriterFenceProcessDefault.install(fence);
     return fence;
   }

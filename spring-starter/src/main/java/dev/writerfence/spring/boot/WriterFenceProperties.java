@@ -80,6 +80,16 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
    */
   private String backend = "lease";
 
+  /**
+   * Priority in a fence's queue of waiters of fenced calls that set none: -100 to 100, higher
+   * first. One level is worth one second of waiting, so a lower priority is still served in bounded
+   * time.
+   */
+  private int priority;
+
+  /** The fence's queue of waiters ({@code writer-fence.queue.*}). */
+  private final Queue queue = new Queue();
+
   /** The advisory-lock backend ({@code writer-fence.advisory.*}), used with backend=advisory. */
   private final Advisory advisory = new Advisory();
 
@@ -209,6 +219,32 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
     return advisory;
   }
 
+  public int getPriority() {
+    return priority;
+  }
+
+  public void setPriority(int priority) {
+    this.priority = priority;
+  }
+
+  public Queue getQueue() {
+    return queue;
+  }
+
+  /**
+   * Applies {@code priority} and {@code queue.*} to a builder.
+   *
+   * @param builder the fence's builder
+   * @return the builder
+   * @throws IllegalArgumentException naming the value when one breaks its rule
+   */
+  public WriterFence.Builder applyQueue(WriterFence.Builder builder) {
+    return builder
+        .defaultPriority(priority)
+        .queueLapse(queue.lapse)
+        .queuePollInterval(queue.pollInterval);
+  }
+
   /**
    * @return {@code true} with {@code backend=advisory}
    */
@@ -237,7 +273,8 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
         .withMaxAttempts(retry.maxAttempts)
         .withMultiplier(retry.multiplier)
         .withInitialInterval(retry.initialInterval)
-        .withMaxInterval(retry.maxInterval);
+        .withMaxInterval(retry.maxInterval)
+        .withMaxWait(retry.maxWait);
   }
 
   @Override
@@ -317,6 +354,25 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
                   .withInitialInterval(p.retry.initialInterval)
                   .withMaxInterval(required("retry.max-interval", p.retry.maxInterval)));
     }
+    check(
+        errors,
+        "retry.maxWait",
+        () -> {
+          if (p.retry.maxWait != null) {
+            BusyRetryPolicy.defaults().withMaxWait(p.retry.maxWait);
+          }
+        });
+    check(errors, "priority", () -> FenceArguments.priority(p.priority));
+    check(
+        errors,
+        "queue.lapse",
+        () -> FenceArguments.lapseSeconds(required("queue.lapse", p.queue.lapse)));
+    check(
+        errors,
+        "queue.pollInterval",
+        () ->
+            FenceArguments.queuePollInterval(
+                required("queue.poll-interval", p.queue.pollInterval)));
     check(errors, "schema.name", () -> FenceSchema.checkIdentifier("schema.name", p.schema.name));
     check(
         errors,
@@ -371,6 +427,13 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
     /** Longest single wait. At least the initial interval. */
     private Duration maxInterval = Duration.ofSeconds(5);
 
+    /**
+     * The longest a busy call waits in all (in the fence's queue of waiters and for its turn in
+     * this process) before busy is its answer. At least 1 ms. Unset: the attempts' scheduled wait
+     * (about 3 s with the defaults).
+     */
+    private Duration maxWait;
+
     public int getMaxAttempts() {
       return maxAttempts;
     }
@@ -401,6 +464,45 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
 
     public void setMaxInterval(Duration maxInterval) {
       this.maxInterval = maxInterval;
+    }
+
+    public Duration getMaxWait() {
+      return maxWait;
+    }
+
+    public void setMaxWait(Duration maxWait) {
+      this.maxWait = maxWait;
+    }
+  }
+
+  /** The fence's queue of waiters ({@code writer-fence.queue.*}). */
+  public static class Queue {
+    /**
+     * How long a waiter's ticket lasts without a poll: a process that stops polling (killed,
+     * paused) loses its place after this long. Whole seconds from 1 s to 60 s.
+     */
+    private Duration lapse = WriterFence.DEFAULT_QUEUE_LAPSE;
+
+    /**
+     * How often the head of a fence's queue polls for the lease; waiters further back poll less
+     * often. From 1 ms to 1 s.
+     */
+    private Duration pollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
+
+    public Duration getLapse() {
+      return lapse;
+    }
+
+    public void setLapse(Duration lapse) {
+      this.lapse = lapse;
+    }
+
+    public Duration getPollInterval() {
+      return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
     }
   }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
@@ -40,6 +41,50 @@ public enum Expectation {
       } finally {
         rows.release(name, other);
       }
+    }
+  },
+
+  /**
+   * Busy with {@code onBusy = SKIP}: no exception, the method never runs, and the caller gets the
+   * empty value of its return type ({@code null}, an empty {@code Optional}, a completed stage of
+   * {@code null}); with the fence free the same methods run as usual.
+   */
+  BUSY_WITH_SKIP_MEANS_THE_METHOD_DOES_NOT_RUN_AND_RETURNS_EMPTY {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      MethodFencedWriter w = s.methodFenced();
+      AtomicInteger ran = new AtomicInteger();
+      UUID other = rows.holdAsAnotherWriter(name);
+      try {
+        AtomicReference<Object> skipped = new AtomicReference<>();
+        Throwable thrown =
+            catchThrowable(
+                () -> {
+                  w.writeOrSkip(name, ran::incrementAndGet);
+                  skipped.set(w.readOrSkip(name, () -> "ran " + ran.incrementAndGet()));
+                  assertThat(w.findOrSkip(name, () -> "ran " + ran.incrementAndGet())).isEmpty();
+                  CompletionStage<String> stage =
+                      w.writeAsyncOrSkip(
+                          name, () -> CompletableFuture.completedFuture("ran " + ran.get()));
+                  assertThat(stage.toCompletableFuture().get(60, TimeUnit.SECONDS)).isNull();
+                });
+        assertThat(thrown).as("what a skipped call threw").isNull();
+        assertThat(skipped.get()).as("a skipped call's value").isNull();
+        assertThat(ran).as("runs of the skipped methods").hasValue(0);
+        assertThat(rows.row(name).orElseThrow().holderLabel()).isEqualTo("another-writer");
+      } finally {
+        rows.release(name, other);
+      }
+      assertThat(w.readOrSkip(name, () -> "ran")).isEqualTo("ran");
+      assertThat(w.findOrSkip(name, () -> "found")).contains("found");
+      assertThat(
+              w.writeAsyncOrSkip(name, () -> CompletableFuture.completedFuture("started"))
+                  .toCompletableFuture()
+                  .get(60, TimeUnit.SECONDS))
+          .isEqualTo("started");
+      LeaseRows.Row row = rows.row(name).orElseThrow();
+      assertThat(row.fencingToken()).as("acquisitions: the other writer's and three").isEqualTo(4);
+      assertThat(row.held()).isFalse();
     }
   },
 

@@ -1,6 +1,8 @@
 package dev.writerfence.testing.weaving;
 
+import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -36,6 +38,57 @@ public class MethodFencedWriter {
    */
   @WriterFenced(value = "{0}", holder = HOLDER)
   public CompletionStage<String> writeAsync(
+      String fenceName, Supplier<CompletionStage<String>> body) {
+    return body.get();
+  }
+
+  /**
+   * Runs {@code body} under the fence {@code fenceName}, or skips it when the fence is busy (one
+   * attempt, no wait).
+   *
+   * @param fenceName the fence name
+   * @param body what runs inside the method
+   */
+  @WriterFenced(value = "{0}", holder = HOLDER, onBusy = OnBusy.SKIP, retryMaxAttempts = 1)
+  public void writeOrSkip(String fenceName, Runnable body) {
+    body.run();
+  }
+
+  /**
+   * Returns what {@code body} gives under the fence, or {@code null} when the fence is busy.
+   *
+   * @param fenceName the fence name
+   * @param body what runs inside the method
+   * @return what {@code body} returned; {@code null} when skipped
+   */
+  @WriterFenced(value = "{0}", holder = HOLDER, onBusy = OnBusy.SKIP, retryMaxAttempts = 1)
+  public String readOrSkip(String fenceName, Supplier<String> body) {
+    return body.get();
+  }
+
+  /**
+   * Returns what {@code body} gives under the fence, or an empty {@code Optional} when the fence is
+   * busy.
+   *
+   * @param fenceName the fence name
+   * @param body what runs inside the method
+   * @return what {@code body} returned; empty when skipped
+   */
+  @WriterFenced(value = "{0}", holder = HOLDER, onBusy = OnBusy.SKIP, retryMaxAttempts = 1)
+  public Optional<String> findOrSkip(String fenceName, Supplier<String> body) {
+    return Optional.of(body.get());
+  }
+
+  /**
+   * Starts {@code body} under the fence, or returns a completed stage of {@code null} when the
+   * fence is busy.
+   *
+   * @param fenceName the fence name
+   * @param body starts the work and returns its stage
+   * @return the stage the advice hands back; completed with {@code null} when skipped
+   */
+  @WriterFenced(value = "{0}", holder = HOLDER, onBusy = OnBusy.SKIP, retryMaxAttempts = 1)
+  public CompletionStage<String> writeAsyncOrSkip(
       String fenceName, Supplier<CompletionStage<String>> body) {
     return body.get();
   }

@@ -29,6 +29,11 @@ public abstract class WeavingContract {
   }
 
   @Test
+  void busyWithSkipMeansTheMethodDoesNotRunAndReturnsEmpty() throws Exception {
+    expect(Expectation.BUSY_WITH_SKIP_MEANS_THE_METHOD_DOES_NOT_RUN_AND_RETURNS_EMPTY);
+  }
+
+  @Test
   void nestedCallOfTheSameNameJoinsTheOuterHold() throws Exception {
     expect(Expectation.NESTED_CALL_JOINS_THE_OUTER_HOLD);
   }
