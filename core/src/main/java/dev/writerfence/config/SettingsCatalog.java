@@ -322,6 +322,20 @@ public final class SettingsCatalog {
                   + " poll less often)")
           .build();
 
+  /** {@code queue.listen}: whether the front of a fence's queue is woken by LISTEN. */
+  public static final Setting<Boolean> QUEUE_LISTEN =
+      Setting.builder("queue.listen", Kind.FLAG, v -> flag("queue.listen", v))
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue("false")
+          .allowed("true or false")
+          .example("true")
+          .javaApi("queueListen(…)")
+          .meaning(
+              "on a direct connection only (never behind a transaction pooler): the head of a"
+                  + " fence's queue learns of a release at once by LISTEN, on one more connection"
+                  + " while it waits")
+          .build();
+
   /** {@code backend}: {@code lease} or {@code advisory}. */
   public static final Setting<String> BACKEND =
       choice("backend", List.of("lease", "advisory"))
@@ -478,6 +492,7 @@ public final class SettingsCatalog {
           PRIORITY,
           QUEUE_LAPSE,
           QUEUE_POLL_INTERVAL,
+          QUEUE_LISTEN,
           BACKEND,
           ADVISORY_POOL_SIZE,
           QUERY_TIMEOUT,

@@ -168,6 +168,7 @@ public final class WriterFenceSettings {
     get(SettingsCatalog.PRIORITY).ifPresent(b::defaultPriority);
     get(SettingsCatalog.QUEUE_LAPSE).ifPresent(b::queueLapse);
     get(SettingsCatalog.QUEUE_POLL_INTERVAL).ifPresent(b::queuePollInterval);
+    get(SettingsCatalog.QUEUE_LISTEN).ifPresent(b::queueListen);
     b.queryTimeout(queryTimeout());
     b.retryPolicy(retryPolicy());
     return b.build();

@@ -242,7 +242,8 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
     return builder
         .defaultPriority(priority)
         .queueLapse(queue.lapse)
-        .queuePollInterval(queue.pollInterval);
+        .queuePollInterval(queue.pollInterval)
+        .queueListen(queue.listen);
   }
 
   /**
@@ -488,6 +489,20 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
      * often. From 1 ms to 1 s.
      */
     private Duration pollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
+
+    /**
+     * Whether the head of a fence's queue learns of a release at once by LISTEN, on one more
+     * connection while it waits. On a direct connection only: never behind a transaction pooler.
+     */
+    private boolean listen;
+
+    public boolean isListen() {
+      return listen;
+    }
+
+    public void setListen(boolean listen) {
+      this.listen = listen;
+    }
 
     public Duration getLapse() {
       return lapse;
