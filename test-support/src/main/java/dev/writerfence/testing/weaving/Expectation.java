@@ -9,6 +9,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.schema.FenceSchema;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -84,6 +85,61 @@ public enum Expectation {
           .isEqualTo("started");
       LeaseRows.Row row = rows.row(name).orElseThrow();
       assertThat(row.fencingToken()).as("acquisitions: the other writer's and three").isEqualTo(4);
+      assertThat(row.held()).isFalse();
+    }
+  },
+
+  /**
+   * The annotation's {@code priority} reaches the ticket: while another writer holds the fence, the
+   * waiting call's ticket in {@code queue_status} carries it; once the holder releases, the call
+   * runs and its ticket is gone.
+   */
+  PRIORITY_REACHES_THE_TICKET {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      UUID other = rows.holdAsAnotherWriter(name);
+      AtomicBoolean ran = new AtomicBoolean();
+      CompletableFuture<Void> call = new CompletableFuture<>();
+      Thread waiter =
+          new Thread(
+              () -> {
+                try {
+                  s.methodFenced().writePrioritized(name, () -> ran.set(true));
+                  call.complete(null);
+                } catch (Throwable t) {
+                  call.completeExceptionally(t);
+                }
+              },
+              "weaving-contract-waiter");
+      waiter.setDaemon(true);
+      waiter.start();
+      try {
+        List<LeaseRows.Ticket> queue = List.of();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (queue.isEmpty() && !call.isDone() && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+          queue = rows.queue(name);
+        }
+        assertThat(queue)
+            .as("tickets of '%s' while another writer holds it (the call: %s)", name, call)
+            .singleElement()
+            .satisfies(
+                t -> {
+                  assertThat(t.priority()).isEqualTo(MethodFencedWriter.PRIORITY);
+                  // The annotation's holder, perhaps with the instance the fence adds to it.
+                  assertThat(t.holderLabel()).startsWith(MethodFencedWriter.HOLDER);
+                });
+        assertThat(ran).as("the method ran while another writer held").isFalse();
+      } finally {
+        rows.release(name, other);
+      }
+      call.get(60, TimeUnit.SECONDS);
+      assertThat(ran).as("the method ran after the release").isTrue();
+      assertThat(rows.queue(name)).as("tickets left").isEmpty();
+      LeaseRows.Row row = rows.row(name).orElseThrow();
+      assertThat(row.fencingToken())
+          .as("acquisitions: the other writer's and the call's")
+          .isEqualTo(2);
       assertThat(row.held()).isFalse();
     }
   },

@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -68,6 +70,32 @@ final class LeaseRows {
       }
     } catch (SQLException e) {
       throw new IllegalStateException("cannot read the lease row of '" + fenceName + "'", e);
+    }
+  }
+
+  /** One waiting ticket of {@code queue_status}. */
+  record Ticket(String holderLabel, int priority) {}
+
+  /**
+   * @return the waiting (not lapsed) tickets of the fence name, in their place order
+   */
+  List<Ticket> queue(String fenceName) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT holder_label, priority FROM "
+                    + schema
+                    + ".queue_status WHERE fence_name = ? AND state = 'waiting' ORDER BY place")) {
+      s.setString(1, fenceName);
+      List<Ticket> tickets = new ArrayList<>();
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          tickets.add(new Ticket(r.getString(1), r.getInt(2)));
+        }
+      }
+      return tickets;
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read the queue of '" + fenceName + "'", e);
     }
   }
 

@@ -14,6 +14,9 @@ public class MethodFencedWriter {
   /** The holder label of every lease the writers of this package take. */
   public static final String HOLDER = "weaving-contract";
 
+  /** The priority of {@link #writePrioritized}. */
+  public static final int PRIORITY = 42;
+
   /** Creates the writer; a container may proxy it. */
   public MethodFencedWriter() {}
 
@@ -91,5 +94,17 @@ public class MethodFencedWriter {
   public CompletionStage<String> writeAsyncOrSkip(
       String fenceName, Supplier<CompletionStage<String>> body) {
     return body.get();
+  }
+
+  /**
+   * Runs {@code body} under the fence {@code fenceName} with priority {@link #PRIORITY}, waiting up
+   * to 30 s in the fence's queue.
+   *
+   * @param fenceName the fence name
+   * @param body what runs inside the method
+   */
+  @WriterFenced(value = "{0}", holder = HOLDER, priority = PRIORITY, retryMaxWaitMillis = 30_000)
+  public void writePrioritized(String fenceName, Runnable body) {
+    body.run();
   }
 }

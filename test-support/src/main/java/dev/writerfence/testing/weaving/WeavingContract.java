@@ -34,6 +34,11 @@ public abstract class WeavingContract {
   }
 
   @Test
+  void priorityReachesTheTicket() throws Exception {
+    expect(Expectation.PRIORITY_REACHES_THE_TICKET);
+  }
+
+  @Test
   void nestedCallOfTheSameNameJoinsTheOuterHold() throws Exception {
     expect(Expectation.NESTED_CALL_JOINS_THE_OUTER_HOLD);
   }
