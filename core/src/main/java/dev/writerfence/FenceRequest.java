@@ -12,7 +12,8 @@ import java.util.OptionalInt;
  * {@link WriterFence} that runs the call.
  *
  * <p>Immutable. Built with {@link #of(String)} or {@link #builder(String)}; the values are checked
- * at build time with {@link FenceArguments}.
+ * at build time with {@link FenceArguments}; a given holder label is decorated with this instance
+ * ({@link HolderLabel}) at build time too.
  */
 public final class FenceRequest {
   private final String fenceName;
@@ -23,7 +24,7 @@ public final class FenceRequest {
 
   private FenceRequest(Builder b) {
     this.fenceName = FenceArguments.fenceName(b.fenceName);
-    this.holderLabel = FenceArguments.holderLabel(b.holderLabel);
+    this.holderLabel = HolderLabel.of(b.holderLabel);
     if (b.ttl != null) {
       FenceArguments.ttlSeconds(b.ttl);
     }
@@ -59,7 +60,8 @@ public final class FenceRequest {
   }
 
   /**
-   * @return the holder label, if set
+   * @return the holder label the lease row will show, if set: the given label with this instance
+   *     appended ({@link HolderLabel#of}), for example {@code upload@web-3:4711}
    */
   public Optional<String> holderLabel() {
     return Optional.ofNullable(holderLabel);
@@ -121,7 +123,8 @@ public final class FenceRequest {
 
     /**
      * @param holderLabel up to 200 characters, no control or format characters ({@link
-     *     FenceArguments#holderLabel}); {@code null} for the fence's default label
+     *     FenceArguments#holderLabel}); the row shows it with this instance appended, {@code
+     *     label@host:pid} ({@link HolderLabel#of}); {@code null} for the fence's default label
      * @return this builder
      */
     public Builder holderLabel(String holderLabel) {

@@ -490,7 +490,7 @@ public final class WriterFence implements AutoCloseable {
     private final LeaseStore store;
     private String schema = FenceSchema.DEFAULT_SCHEMA;
     private Duration defaultTtl = DEFAULT_TTL;
-    private String defaultHolderLabel = "pid-" + ProcessHandle.current().pid();
+    private String defaultHolderLabel = HolderLabel.instance();
     private BusyRetryPolicy retryPolicy = BusyRetryPolicy.defaults();
     private int defaultPriority;
     private Duration queueLapse = DEFAULT_QUEUE_LAPSE;
@@ -530,11 +530,15 @@ public final class WriterFence implements AutoCloseable {
     }
 
     /**
-     * @param label the holder label of requests that set none; default {@code pid-<pid>}
+     * @param label the holder label of requests that set none, shown with this instance appended
+     *     ({@link HolderLabel#of}: {@code label@host:pid}); up to 200 characters, no control or
+     *     format characters; {@code null} for none (rows then show no label); default {@link
+     *     HolderLabel#instance()}, {@code host:pid}
      * @return this builder
+     * @throws IllegalArgumentException naming the label when it breaks that rule
      */
     public Builder defaultHolderLabel(String label) {
-      this.defaultHolderLabel = FenceArguments.holderLabel(label);
+      this.defaultHolderLabel = HolderLabel.of(label);
       return this;
     }
 

@@ -91,9 +91,11 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(busy.attempts())
         .as("a holder in the same fence: the call waited its turn and never asked the database")
         .isZero();
-    assertThat(busy.holderLabel()).hasValue("holder-x");
+    assertThat(busy.holderLabel()).hasValue("holder-x@" + HolderLabel.instance());
     assertThat(busy.holderExpiresAt()).hasValue(holder.expiresAt());
-    assertThat(busy).hasMessageContaining(name).hasMessageContaining("'holder-x'");
+    assertThat(busy)
+        .hasMessageContaining(name)
+        .hasMessageContaining("'holder-x@" + HolderLabel.instance() + "'");
     assertThat(fence.release(holder)).isTrue();
   }
 
@@ -125,7 +127,7 @@ class CoreCasesTest extends FenceTestSupport {
                 + QUICK_RETRY.budget().toMillis()
                 + "ms (to wait longer raise writer-fence.retry.max-wait")
         .hasMessageContaining("number 1 of 1 in its queue")
-        .hasMessageContaining("'holder-x'");
+        .hasMessageContaining("'holder-x@" + HolderLabel.instance() + "'");
     assertThat(busy.waited()).hasValueSatisfying(w -> assertThat(w).isPositive());
     assertThat(fence.tryAcquire(FenceRequest.builder(name).holderLabel("late").ttl(TTL).build()))
         .isEmpty();
@@ -147,7 +149,7 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(sql.release(name, forgedToken)).isFalse();
     LeaseStatus afterForged = status(fence);
     assertThat(afterForged.state()).isEqualTo("held");
-    assertThat(afterForged.holderLabel()).isEqualTo("owner");
+    assertThat(afterForged.holderLabel()).isEqualTo("owner@" + HolderLabel.instance());
     assertThat(afterForged.fencingToken()).isEqualTo(lease.fencingToken());
 
     assertThat(fence.release(lease)).isTrue();
@@ -274,7 +276,7 @@ class CoreCasesTest extends FenceTestSupport {
       assertThat(production.inside.await(10, TimeUnit.SECONDS)).isTrue();
       LeaseStatus corpus = fence.status("corpus").orElseThrow();
       assertThat(corpus.state()).isEqualTo("held");
-      assertThat(corpus.holderLabel()).isEqualTo("production");
+      assertThat(corpus.holderLabel()).isEqualTo("production@" + HolderLabel.instance());
 
       // The test's exclusivity check, on its own random name, is untouched by that hold.
       FenceLease mine =
@@ -324,7 +326,7 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(fence.release(stalled)).isFalse();
     LeaseStatus afterStaleRelease = status(fence);
     assertThat(afterStaleRelease.state()).isEqualTo("held");
-    assertThat(afterStaleRelease.holderLabel()).isEqualTo("second");
+    assertThat(afterStaleRelease.holderLabel()).isEqualTo("second@" + HolderLabel.instance());
     assertThat(afterStaleRelease.fencingToken()).isEqualTo(second.fencingToken());
     assertThat(afterStaleRelease.expiresAt()).isEqualTo(taken.expiresAt());
     assertThat(fence.release(second)).isTrue();

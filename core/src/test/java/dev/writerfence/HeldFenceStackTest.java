@@ -55,7 +55,7 @@ class HeldFenceStackTest extends FenceTestSupport {
 
     assertThat(second).isInstanceOf(WriterFenceBusyException.class);
     assertThat(ran).as("the guarded code ran while another writer held the fence").hasValue(0);
-    assertThat(status(fence).holderLabel()).isEqualTo("other-writer");
+    assertThat(status(fence).holderLabel()).isEqualTo("other-writer@" + HolderLabel.instance());
     assertThat(fence.release(theirs)).isTrue();
   }
 

@@ -97,13 +97,13 @@ class InProcessTurnsTest extends FenceTestSupport {
               WriterFenceBusyException.class,
               e -> {
                 assertThat(e.attempts()).isZero();
-                assertThat(e.holderLabel()).contains("holder");
+                assertThat(e.holderLabel()).contains("holder@" + HolderLabel.instance());
                 assertThat(e.getMessage())
                     .contains(
                         "'"
                             + name
                             + "' is busy: its turn in this process stayed with another acquire of the same fence")
-                    .contains("held by 'holder'");
+                    .contains("held by 'holder@" + HolderLabel.instance() + "'");
               });
       assertThat(ran).isFalse();
       assertThat(recorded.store.acquireTokens().size()).isEqualTo(statementsBefore);
@@ -180,7 +180,7 @@ class InProcessTurnsTest extends FenceTestSupport {
       assertThat(waited.get(30, TimeUnit.SECONDS))
           .isInstanceOf(WriterFenceInterruptedException.class)
           .hasMessageContaining("waiting for another writer of this process to release it");
-      assertThat(status(fence).holderLabel()).isEqualTo("holder");
+      assertThat(status(fence).holderLabel()).isEqualTo("holder@" + HolderLabel.instance());
       fence.release(held);
     }
   }

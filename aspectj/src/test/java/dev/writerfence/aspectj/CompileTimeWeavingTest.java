@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.testing.OtherWriter;
@@ -30,7 +31,8 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
       Observation seen = writer.write(bucket);
 
       assertThat(seen.lease()).as("the body runs holding the lease").isPresent();
-      assertThat(seen.lease().get().holderLabel()).isEqualTo("write-back");
+      assertThat(seen.lease().get().holderLabel())
+          .isEqualTo("write-back@" + HolderLabel.instance());
       assertThat(seen.adviceFrames()).as("advice executions on the stack").isEqualTo(1);
       assertThat(EVENTS.acquires(name)).as("acquires after call %d", call).isEqualTo(call);
       assertThat(EVENTS.releases(name)).as("releases after call %d", call).isEqualTo(call);
@@ -120,7 +122,7 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
               e ->
                   assertThat(e.getMessage())
                       .contains(name)
-                      .contains("other-writer")
+                      .contains("'other-writer@" + HolderLabel.instance() + "'")
                       // retryMaxAttempts = 3 at 20 ms, then 40 ms: the queued wait's budget
                       .contains("against a budget of 60ms"));
       assertThat(writer.bodyRuns).as("the method never ran").hasValue(0);
@@ -129,7 +131,7 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
       assertThat(EVENTS.releases(name)).isZero();
       TestFence.LeaseRow row = TestFence.leaseRow(name).orElseThrow();
       assertThat(row.held()).isTrue();
-      assertThat(row.holderLabel()).isEqualTo("other-writer");
+      assertThat(row.holderLabel()).isEqualTo("other-writer@" + HolderLabel.instance());
     } finally {
       assertThat(otherWriter.release(other)).as("the other writer still held it").isTrue();
     }
@@ -143,7 +145,9 @@ class CompileTimeWeavingTest extends CompileTimeWovenTest {
 
     Observation seen = typeWriter.publicWrite(publicId);
     assertThat(seen.lease()).map(FenceLease::fenceName).contains("type:" + publicId);
-    assertThat(seen.lease()).map(FenceLease::holderLabel).contains("type-level");
+    assertThat(seen.lease())
+        .map(FenceLease::holderLabel)
+        .contains("type-level@" + HolderLabel.instance());
     assertThat(seen.adviceFrames()).isEqualTo(1);
     assertThat(EVENTS.acquires("type:" + publicId)).isEqualTo(1);
     assertThat(EVENTS.releases("type:" + publicId)).isEqualTo(1);

@@ -2,6 +2,7 @@ package dev.writerfence.aspectj;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.HolderLabel;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.io.File;
 import java.io.IOException;
@@ -40,9 +41,9 @@ class LoadTimeWeavingTest {
     String bucket = TestFence.uniqueId("c12-ltw");
     String name = "corpus:" + bucket;
 
-    List<String> results = runMain(true, bucket, 3);
+    Forked forked = runMain(true, bucket, 3);
 
-    assertThat(results)
+    assertThat(forked.results())
         .containsExactly(
             "RESULT call=1 acquired=1 released=1 bodyRuns=1 adviceFrames=1 held=true",
             "RESULT call=2 acquired=2 released=2 bodyRuns=2 adviceFrames=1 held=true",
@@ -51,7 +52,9 @@ class LoadTimeWeavingTest {
     TestFence.LeaseRow row = TestFence.leaseRow(name).orElseThrow();
     assertThat(row.fencingToken()).isEqualTo(3);
     assertThat(row.held()).isFalse();
-    assertThat(row.holderLabel()).isEqualTo("ltw-writer");
+    // The annotation's holder, with the forked JVM's host and pid: the instance that held.
+    String host = HolderLabel.instance().substring(0, HolderLabel.instance().lastIndexOf(':'));
+    assertThat(row.holderLabel()).isEqualTo("ltw-writer@" + host + ":" + forked.pid());
   }
 
   @Test
@@ -60,16 +63,19 @@ class LoadTimeWeavingTest {
     // agent.
     String bucket = TestFence.uniqueId("ltw-control");
 
-    List<String> results = runMain(false, bucket, 1);
+    Forked forked = runMain(false, bucket, 1);
 
-    assertThat(results)
+    assertThat(forked.results())
         .containsExactly(
             "RESULT call=1 acquired=0 released=0 bodyRuns=1 adviceFrames=0 held=false");
     assertThat(TestFence.leaseRow("corpus:" + bucket)).isEmpty();
   }
 
-  /** Runs {@link #MAIN} in a new JVM and returns its {@code RESULT} lines. */
-  private static List<String> runMain(boolean withAgent, String bucket, int calls)
+  /** What a forked JVM printed ({@code RESULT} lines) and its process id. */
+  private record Forked(List<String> results, long pid) {}
+
+  /** Runs {@link #MAIN} in a new JVM and returns its {@code RESULT} lines and pid. */
+  private static Forked runMain(boolean withAgent, String bucket, int calls)
       throws IOException, InterruptedException {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     List<String> command = new ArrayList<>();
@@ -96,7 +102,7 @@ class LoadTimeWeavingTest {
     }
     String out = read(output);
     assertThat(process.exitValue()).as("exit status; output:%n%s", out).isZero();
-    return out.lines().filter(l -> l.startsWith("RESULT ")).toList();
+    return new Forked(out.lines().filter(l -> l.startsWith("RESULT ")).toList(), process.pid());
   }
 
   private static String read(File file) throws IOException {

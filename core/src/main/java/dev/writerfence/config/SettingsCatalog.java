@@ -172,11 +172,11 @@ public final class SettingsCatalog {
   public static final Setting<String> HOLDER =
       Setting.builder("holder", Kind.TEXT, FenceArguments::holderLabel)
           .readBy(PROCESS, AGENT, SPRING)
-          .defaultText("pid-<pid>")
+          .defaultText("<host>:<pid>")
           .allowed("at most 200 characters, no control or format characters")
           .example("upload")
           .javaApi("defaultHolderLabel(…)")
-          .meaning("holder label shown to operators (observability only)")
+          .meaning("holder label shown to operators as LABEL@<host>:<pid> (observability only)")
           .build();
 
   /** {@code ttl}: the default lease TTL. */

@@ -41,7 +41,9 @@ public final class FencedCalls {
      *
      * @param fence the fence; never {@code null}
      * @param fenceName a checked fence name; never {@code null}
-     * @param holderLabel a checked holder label, or {@code null} for the fence's default
+     * @param holderLabel a checked holder label as the row shows it (decorated once with {@link
+     *     dev.writerfence.HolderLabel#of}; passed on as is), or {@code null} for the fence's
+     *     default
      * @param ttl a checked TTL, or {@code null} for the fence's default
      * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
      * @param priority a checked priority ({@link FenceArguments#priority}), or {@code null} for the

@@ -1,6 +1,7 @@
 package dev.writerfence.weaving;
 
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.annotation.OnBusy;
@@ -133,7 +134,8 @@ public final class FencedMethods {
     private FencedMethod(WriterFenced a, String where, String returnTypeName) {
       this.annotation = a;
       this.name = FenceNameTemplate.parse(a.value());
-      this.holderLabel = a.holder().isEmpty() ? null : FenceArguments.holderLabel(a.holder());
+      // Decorated here, once per method: a call passes the label as it is.
+      this.holderLabel = a.holder().isEmpty() ? null : HolderLabel.of(a.holder());
       if (a.ttlSeconds() < 0) {
         throw new IllegalArgumentException(
             "writer-fence: ttlSeconds "

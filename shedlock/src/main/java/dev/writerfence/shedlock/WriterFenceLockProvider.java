@@ -1,5 +1,6 @@
 package dev.writerfence.shedlock;
 
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.schema.FenceSchema;
@@ -10,7 +11,6 @@ import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.store.lease.PgLeaseStore;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -73,18 +73,19 @@ public final class WriterFenceLockProvider implements ExtensibleLockProvider {
             Objects.requireNonNull(dataSource, "dataSource"),
             FenceSchema.DEFAULT_SCHEMA,
             WriterFence.DEFAULT_QUERY_TIMEOUT),
-        defaultHolderLabel());
+        "shedlock");
   }
 
   /**
    * @param store the lease store, e.g. a {@link PgLeaseStore} on another schema; never {@code null}
-   * @param holderLabel shown to operators as the holder of every lock this provider takes: up to
-   *     200 characters, no control or format characters; never {@code null}
+   * @param holderLabel shown to operators as the holder of every lock this provider takes, with
+   *     this instance appended ({@code label@host:pid}, {@link HolderLabel#of}): up to 200
+   *     characters, no control or format characters; never {@code null}
    * @throws IllegalArgumentException naming the label when it breaks that rule
    */
   public WriterFenceLockProvider(LeaseStore store, String holderLabel) {
     this.store = Objects.requireNonNull(store, "store");
-    this.holderLabel = FenceArguments.holderLabel(Objects.requireNonNull(holderLabel, "label"));
+    this.holderLabel = HolderLabel.of(Objects.requireNonNull(holderLabel, "label"));
     // A transient error (serialization failure, deadlock, lock timeout) rolled the statement back,
     // so repeating it at once is safe.
     this.transientRetry =
@@ -147,7 +148,7 @@ public final class WriterFenceLockProvider implements ExtensibleLockProvider {
   }
 
   /**
-   * @return the holder label of this provider's locks
+   * @return the holder label of this provider's locks, as rows show it ({@code label@host:pid})
    */
   public String holderLabel() {
     return holderLabel;
@@ -160,18 +161,5 @@ public final class WriterFenceLockProvider implements ExtensibleLockProvider {
    */
   <T> T retried(Supplier<T> statement) {
     return transientRetry.executeSupplier(statement);
-  }
-
-  private static String defaultHolderLabel() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (Exception e) { // no resolvable host name: the pid alone still tells processes apart
-      host = "unknown-host";
-    }
-    String label = "shedlock@" + host + ":" + ProcessHandle.current().pid();
-    return label.length() > FenceArguments.MAX_NAME_LENGTH
-        ? label.substring(0, FenceArguments.MAX_NAME_LENGTH)
-        : label;
   }
 }

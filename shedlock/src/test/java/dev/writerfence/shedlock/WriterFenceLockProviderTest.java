@@ -11,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.store.LeaseStatus;
@@ -94,7 +95,7 @@ class WriterFenceLockProviderTest {
   void lockHoldsTheLeaseAndUnlockFreesIt() {
     SimpleLock lock = lock(ofMinutes(5), ZERO);
     assertThat(status().isHeld()).isTrue();
-    assertThat(status().holderLabel()).isEqualTo("job-a");
+    assertThat(status().holderLabel()).isEqualTo("job-a@" + HolderLabel.instance());
 
     lock.unlock();
 
@@ -154,7 +155,7 @@ class WriterFenceLockProviderTest {
     // The first holder's late unlock names its own holder token: it frees nothing.
     first.unlock();
     assertThat(status().isHeld()).isTrue();
-    assertThat(status().holderLabel()).isEqualTo("job-b");
+    assertThat(status().holderLabel()).isEqualTo("job-b@" + HolderLabel.instance());
     second.unlock();
   }
 
@@ -296,7 +297,7 @@ class WriterFenceLockProviderTest {
     assertThat(seen).hasSize(1);
     LockLease lease = seen.get(0);
     assertThat(lease.lockName()).isEqualTo(name);
-    assertThat(lease.holderLabel()).isEqualTo("job-a");
+    assertThat(lease.holderLabel()).isEqualTo("job-a@" + HolderLabel.instance());
     assertThat(lease.fencingToken()).isEqualTo(status().fencingToken());
     assertThat(WriterFenceLockProvider.current(name)).as("after the job").isEmpty();
   }
@@ -336,7 +337,7 @@ class WriterFenceLockProviderTest {
     SimpleLock lock = onDataSource.lock(config(ofMinutes(5), ZERO)).orElseThrow();
 
     assertThat(status().holderLabel())
-        .startsWith("shedlock@")
+        .isEqualTo("shedlock@" + HolderLabel.instance())
         .endsWith(":" + ProcessHandle.current().pid());
     lock.unlock();
   }

@@ -25,8 +25,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * by the real mechanism: another holder, a takeover, a read-only or unreachable database. {@link
  * WriterFenceExtension} makes one per test; {@link #start()} makes one by hand.
  *
- * <p>The fence: holder label {@code test}, TTL 30 s, renewal every 200 ms (a loss is seen quickly),
- * busy retried 3 times within about 150 ms, no JVM shutdown hook. Thread-safe.
+ * <p>The fence: holder label {@code test@host:pid}, TTL 30 s, renewal every 200 ms (a loss is seen
+ * quickly), busy retried 3 times within about 150 ms, no JVM shutdown hook. Thread-safe.
  */
 public final class TestFence implements AutoCloseable {
   /** The busy retry of a test fence: 3 attempts, 20 ms growing to at most 100 ms, no jitter. */

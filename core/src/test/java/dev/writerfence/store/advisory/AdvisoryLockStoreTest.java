@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
@@ -100,7 +101,8 @@ class AdvisoryLockStoreTest {
       assertThat(thread2)
           .isInstanceOfSatisfying(
               WriterFenceBusyException.class,
-              busy -> assertThat(busy.holderLabel()).hasValue("thread-1"));
+              busy ->
+                  assertThat(busy.holderLabel()).hasValue("thread-1@" + HolderLabel.instance()));
       assertThat(ran).hasValue(0);
       letGo.countDown();
       assertThat(thread1.get(20, TimeUnit.SECONDS)).isPositive();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.schema.FenceSchema;
@@ -216,7 +217,7 @@ public enum Expectation {
               });
       assertThat(inside.get()).as("the application's call ran").isNotNull();
       assertThat(inside.get().fencingToken()).isEqualTo(method.get().fencingToken());
-      assertThat(inside.get().holderLabel()).isEqualTo(MethodFencedWriter.HOLDER);
+      assertThat(inside.get().holderLabel()).isEqualTo(shownHolder());
       assertFreeAfterOneAcquire(rows, name);
     }
   },
@@ -259,7 +260,7 @@ public enum Expectation {
       }
       assertThat(inside.get()).as("the method's own lease row, inside the method").isNotNull();
       assertThat(inside.get().held()).isTrue();
-      assertThat(inside.get().holderLabel()).isEqualTo(MethodFencedWriter.HOLDER);
+      assertThat(inside.get().holderLabel()).isEqualTo(shownHolder());
       assertFreeAfterOneAcquire(rows, name);
       assertFreeAfterOneAcquire(otherRows, name);
     }
@@ -361,7 +362,7 @@ public enum Expectation {
       FenceLease lease = seen.get().orElseThrow(() -> new AssertionError("no current lease"));
       assertThat(lease.fenceName()).isEqualTo(name);
       assertThat(lease.fencingToken()).isEqualTo(row.get().fencingToken());
-      assertThat(lease.holderLabel()).isEqualTo(MethodFencedWriter.HOLDER);
+      assertThat(lease.holderLabel()).isEqualTo(shownHolder());
       assertThat(lease.isValid()).as("valid after the method returned").isFalse();
       assertThat(WriterFence.current(name)).isEmpty();
       assertFreeAfterOneAcquire(rows, name);
@@ -386,12 +387,19 @@ public enum Expectation {
 
   abstract void check(WeavingSubject subject, LeaseRows rows, String fenceName) throws Exception;
 
+  /** The annotation's holder as rows show it: with the instance that runs the method. */
+  private static String shownHolder() {
+    return MethodFencedWriter.HOLDER + "@" + HolderLabel.instance();
+  }
+
   private static void assertJoins(WeavingSubject s, LeaseRows rows, String name, FenceLease outer) {
     AtomicReference<LeaseRows.Row> inside = new AtomicReference<>();
     s.methodFenced().write(name, () -> inside.set(rows.row(name).orElseThrow()));
     assertThat(inside.get()).as("the method ran").isNotNull();
     assertThat(inside.get().fencingToken()).isEqualTo(outer.fencingToken());
-    assertThat(inside.get().holderLabel()).as("holder of the row inside").isEqualTo("application");
+    assertThat(inside.get().holderLabel())
+        .as("holder of the row inside")
+        .isEqualTo("application@" + HolderLabel.instance());
     assertThat(outer.isValid()).as("the outer lease, after the method").isTrue();
   }
 
