@@ -46,6 +46,17 @@ public final class HolderLabel {
   }
 
   /**
+   * This host's part of the instance part, so that the label of another process on this host can be
+   * spelled out: {@code label + "@" + host() + ":" + pid}.
+   *
+   * @return the host name as labels show it, or {@link #UNKNOWN_HOST}; never {@code null}, never
+   *     empty, never containing {@code '@'}
+   */
+  public static String host() {
+    return Instance.HOST;
+  }
+
+  /**
    * The label a lease row shows for a given label.
    *
    * @param given the caller's label, or {@code null} when it gave none
@@ -99,7 +110,8 @@ public final class HolderLabel {
 
   /** Computed on first use, once per JVM. */
   private static final class Instance {
-    static final String PART = host(localHostName()) + ":" + ProcessHandle.current().pid();
+    static final String HOST = host(localHostName());
+    static final String PART = HOST + ":" + ProcessHandle.current().pid();
 
     private static String localHostName() {
       try {

@@ -16,6 +16,7 @@ class HolderLabelTest extends FenceTestSupport {
     String host = InetAddress.getLocalHost().getHostName();
 
     assertThat(HolderLabel.instance()).isEqualTo(host + ":" + PID).doesNotContain("@");
+    assertThat(HolderLabel.host()).isEqualTo(host);
     assertThat(HolderLabel.instance()).isSameAs(HolderLabel.instance()); // computed once
   }
 

@@ -3,6 +3,7 @@ package dev.writerfence.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
@@ -99,7 +100,12 @@ class CliJarIT {
               () -> java(concat(List.of("status"), connect)));
 
       assertThat(status.exitCode()).as(status.output()).isZero();
-      assertThat(status.output()).containsPattern(Pattern.quote(name) + " +cli-jar-it +1 .* held");
+      assertThat(status.output())
+          .containsPattern(
+              Pattern.quote(name)
+                  + " +"
+                  + Pattern.quote("cli-jar-it@" + HolderLabel.instance())
+                  + " +1 .* held");
     }
   }
 

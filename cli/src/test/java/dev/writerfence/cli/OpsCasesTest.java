@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
@@ -63,6 +64,7 @@ class OpsCasesTest {
     // A writer in a JVM of its own takes the fence with a long TTL and dies by SIGKILL: no
     // shutdown hook runs, so nothing releases the lease.
     long token;
+    String label; // the row names the dead instance: its host and pid
     try (ForkedJvm holder = WriterProcess.fork(db, SCHEMA, "serve")) {
       holder.send("try " + name + " stuck-upload 3600");
       String answer =
@@ -71,6 +73,7 @@ class OpsCasesTest {
       assertThat(answer).startsWith("acquired ");
       token = Long.parseLong(answer.substring("acquired ".length()));
       Process process = holder.process();
+      label = "stuck-upload@" + HolderLabel.host() + ":" + process.pid();
       process.destroyForcibly();
       assertThat(process.waitFor(10, TimeUnit.SECONDS)).as("killed within 10 s").isTrue();
       assertThat(process.exitValue()).as("128 + SIGKILL").isEqualTo(137);
@@ -92,7 +95,9 @@ class OpsCasesTest {
         .matches(
             "\\Q"
                 + name
-                + "\\E +stuck-upload +"
+                + "\\E +\\Q"
+                + label
+                + "\\E +"
                 + token
                 + " +\\S+ \\S+Z +\\d+\\.\\ds +\\S+ \\S+Z +3[56]\\d\\d\\.\\d +held +0");
 
@@ -106,7 +111,7 @@ class OpsCasesTest {
       }
     }
     assertThat(shown).as(json.out()).isNotNull();
-    assertThat(shown.get("holder_label").asText()).isEqualTo("stuck-upload");
+    assertThat(shown.get("holder_label").asText()).isEqualTo(label);
     assertThat(shown.get("fencing_token").asLong()).isEqualTo(token);
     assertThat(shown.get("state").asText()).isEqualTo("held");
     Instant databaseTime = Instant.parse(root.get("database_time").asText());
@@ -145,13 +150,15 @@ class OpsCasesTest {
     String question =
         "Clear the lease on '"
             + name
-            + "' held by 'stuck-upload' (fencing token "
+            + "' held by '"
+            + label
+            + "' (fencing token "
             + token
             + ")? [y/N]";
     Cli.Run no = Cli.runAnswering("n\n", forceRelease(name));
     assertThat(no.exitCode()).as(no.err()).isEqualTo(1);
     assertThat(no.out())
-        .contains("holder label:   stuck-upload")
+        .contains("holder label:   " + label)
         .contains("fencing token:  " + token)
         .containsPattern("acquired: +\\S+ \\S+Z \\(\\d+\\.\\ds ago\\)")
         .containsPattern("expires: +\\S+ \\S+Z \\(in 3[56]\\d\\d\\.\\d s\\)")
@@ -168,7 +175,9 @@ class OpsCasesTest {
         .contains(
             "cleared the lease on '"
                 + name
-                + "' held by 'stuck-upload' (fencing token "
+                + "' held by '"
+                + label
+                + "' (fencing token "
                 + token
                 + ")");
     Row cleared = row(name);

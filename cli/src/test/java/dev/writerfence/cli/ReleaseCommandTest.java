@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
@@ -92,7 +93,9 @@ class ReleaseCommandTest {
         .startsWith(
             "fence '"
                 + name
-                + "' is free (last holder 'write-back', fencing token "
+                + "' is free (last holder 'write-back@"
+                + HolderLabel.instance()
+                + "', fencing token "
                 + lease.fencingToken())
         .contains("nothing to clear")
         .doesNotContain("[y/N]");
@@ -178,14 +181,15 @@ class ReleaseCommandTest {
     assertThat(run.out())
         .contains("(fencing token " + shown.fencingToken() + ")? [y/N]")
         .contains(
-            "not cleared: the lease changed after it was shown (now: holder 'pull_sync', fencing"
-                + " token "
+            "not cleared: the lease changed after it was shown (now: holder 'pull_sync@"
+                + HolderLabel.instance()
+                + "', fencing token "
                 + newToken[0]
                 + ", state held)");
     OpsCasesTest.Row now = row(name);
     assertThat(now.hasHolder()).isTrue();
     assertThat(now.fencingToken()).isEqualTo(newToken[0]).isGreaterThan(shown.fencingToken());
-    assertThat(now.label()).isEqualTo("pull_sync");
+    assertThat(now.label()).isEqualTo("pull_sync@" + HolderLabel.instance());
   }
 
   @Test

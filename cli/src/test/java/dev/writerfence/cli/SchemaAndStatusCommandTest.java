@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
+import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.weaving.FencedMethods;
+import java.lang.reflect.Method;
 import java.math.BigDecimal;
+import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,6 +19,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** {@code schema install} and {@code status} against the embedded PostgreSQL. */
@@ -176,11 +182,11 @@ class SchemaAndStatusCommandTest {
       assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-held ")))
           .singleElement()
           .asString()
-          .contains("upload", " " + held.fencingToken() + " ", "held");
+          .contains("upload@" + HolderLabel.instance(), " " + held.fencingToken() + " ", "held");
       assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-free ")))
           .singleElement()
           .asString()
-          .contains("pull_sync", "free");
+          .contains("pull_sync@" + HolderLabel.instance(), "free");
 
       Cli.Run json = status("--json");
       assertThat(json.exitCode()).isZero();
@@ -192,6 +198,47 @@ class SchemaAndStatusCommandTest {
     } finally {
       fence.release(held);
     }
+  }
+
+  /** An annotated method, entered as every weaving mode's advice enters it. */
+  static class Uploader {
+    @WriterFenced(value = "cli-status-annotated", holder = "upload")
+    void upload(Runnable body) {
+      body.run();
+    }
+  }
+
+  @Test
+  void statusNamesTheInstanceThatHoldsForAnAnnotatedMethod() throws Throwable {
+    WriterFence fence = WriterFence.builder(db.dataSource()).build();
+    Method upload = Uploader.class.getDeclaredMethod("upload", Runnable.class);
+    AtomicReference<Cli.Run> inside = new AtomicReference<>();
+    Runnable body = () -> inside.set(status("--json"));
+
+    FencedMethods.proceed(
+        fence,
+        upload,
+        new Object[] {body},
+        () -> {
+          new Uploader().upload(body);
+          return null;
+        });
+
+    Cli.Run run = inside.get();
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    String host = InetAddress.getLocalHost().getHostName();
+    String pid = String.valueOf(ProcessHandle.current().pid());
+    assertThat(run.out())
+        .contains(
+            "\"fence_name\":\"cli-status-annotated\",\"holder_label\":\"upload@"
+                + host
+                + ":"
+                + pid
+                + "\"");
+    assertThat(status().out().lines().filter(l -> l.startsWith("cli-status-annotated ")))
+        .singleElement()
+        .asString()
+        .contains("upload@" + host + ":" + pid, "free");
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.annotation.WriterFenced;
@@ -106,7 +107,7 @@ class AutoConfigurationTest {
               assertThat(fence.queuePollInterval()).isEqualTo(Duration.ofMillis(25));
               String name = FenceNames.random("binding");
               FenceLease lease = fence.tryAcquire(FenceRequest.builder(name).build()).orElseThrow();
-              assertThat(lease.holderLabel()).isEqualTo("upload");
+              assertThat(lease.holderLabel()).isEqualTo("upload@" + HolderLabel.instance());
               assertThat(lease.ttl()).isEqualTo(Duration.ofMinutes(2));
               fence.release(lease);
             });
@@ -275,7 +276,7 @@ class AutoConfigurationTest {
               assertThat(context).hasNotFailed().hasSingleBean(WriterFence.class);
               assertThat(context.getBean(Job.class).run(FenceNames.random("user-bean")))
                   .isPositive();
-              assertThat(events).containsExactly("users-own");
+              assertThat(events).containsExactly("users-own@" + HolderLabel.instance());
             });
   }
 

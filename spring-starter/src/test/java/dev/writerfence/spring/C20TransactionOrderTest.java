@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spring.app.EventLog;
@@ -105,7 +106,7 @@ class C20TransactionOrderTest extends FencedAppTestBase {
     assertThat(kinds).containsSubsequence("acquired", "tx-begin", "tx-commit", "released");
     assertThat(kinds.indexOf("acquired")).isGreaterThan(kinds.lastIndexOf("busy"));
     Event begin = events.get(kinds.indexOf("tx-begin"));
-    assertThat(begin.detail()).isEqualTo("held/c20-writer");
+    assertThat(begin.detail()).isEqualTo("held/c20-writer@" + HolderLabel.instance());
     assertThat(events.get(kinds.indexOf("acquired")).inTransaction()).isFalse();
     assertThat(events.get(kinds.indexOf("released")).inTransaction()).isFalse();
     assertThat(other.status(name).orElseThrow().state()).isEqualTo("free");

@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
@@ -126,12 +127,12 @@ class C21ShutdownTest {
                 }
               });
           assertThat(job[0].awaitRunning()).isTrue();
-          assertThat(status(name)).isEqualTo("held/c21-job");
+          assertThat(status(name)).isEqualTo("held/c21-job@" + HolderLabel.instance());
           context.close(); // what SIGTERM does through Spring Boot's shutdown hook
         });
 
     assertThat(ORDER).containsExactly("released:" + name + ":true", "datasource-closed");
-    assertThat(status(name)).isEqualTo("free/c21-job");
+    assertThat(status(name)).isEqualTo("free/c21-job@" + HolderLabel.instance());
     // Another writer gets the fence at once.
     WriterFence next = WriterFence.builder(EmbeddedDatabase.get().dataSource()).build();
     FenceLease lease =
@@ -176,13 +177,13 @@ class C21ShutdownTest {
                           .ttl(Duration.ofSeconds(30))
                           .build())
                   .orElseThrow();
-              assertThat(status(name)).isEqualTo("held/c21-own");
+              assertThat(status(name)).isEqualTo("held/c21-own@" + HolderLabel.instance());
               context.close();
               assertThat(fence.isClosed()).isTrue();
             });
 
     assertThat(ORDER).containsExactly("released:" + name + ":true", "datasource-closed");
-    assertThat(status(name)).isEqualTo("free/c21-own");
+    assertThat(status(name)).isEqualTo("free/c21-own@" + HolderLabel.instance());
     assertThat(output.getAll()).doesNotContain("has been closed").doesNotContain("failed");
   }
 
@@ -222,7 +223,7 @@ class C21ShutdownTest {
           .contains("failed; the lease frees itself at its expiry");
     }
     // Left to the TTL: held now, expired (free to take over) once it runs out.
-    assertThat(status(first)).isEqualTo("held/c21");
+    assertThat(status(first)).isEqualTo("held/c21@" + HolderLabel.instance());
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> status(first).startsWith("expired") && status(second).startsWith("expired"));

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceLostException;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
@@ -90,7 +91,10 @@ class LostLeaseMetricTest {
           assertThat(count(meters, MicrometerFenceListener.RELEASE_MISMATCH, name)).isEqualTo(1.0);
           assertThat(count(meters, MicrometerFenceListener.LOST, name)).isEqualTo(1.0);
           assertThat(meters.get(MicrometerFenceListener.LOST).tag("fence", name).counter().getId())
-              .satisfies(id -> assertThat(id.getTag("holder")).isEqualTo("lost-test"));
+              .satisfies(
+                  id ->
+                      assertThat(id.getTag("holder"))
+                          .isEqualTo("lost-test@" + HolderLabel.instance()));
         });
   }
 

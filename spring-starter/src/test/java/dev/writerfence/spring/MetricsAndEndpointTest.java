@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.jayway.jsonpath.JsonPath;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.schema.FenceSchema;
@@ -78,7 +79,7 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     assertThat(
             meters
                 .get(MicrometerFenceListener.ACQUIRE)
-                .tags("fence", name, "holder", "metrics")
+                .tags("fence", name, "holder", "metrics@" + HolderLabel.instance())
                 .timer()
                 .count())
         .isEqualTo(1);
@@ -96,7 +97,8 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
 
     String one = whileHeld.get();
     assertThat(JsonPath.<String>read(one, "$.fenceName")).isEqualTo(name);
-    assertThat(JsonPath.<String>read(one, "$.holderLabel")).isEqualTo("metrics");
+    assertThat(JsonPath.<String>read(one, "$.holderLabel"))
+        .isEqualTo("metrics@" + HolderLabel.instance());
     assertThat(JsonPath.<Integer>read(one, "$.fencingToken")).isEqualTo(2);
     assertThat(JsonPath.<String>read(one, "$.state")).isEqualTo("held");
     assertThat(JsonPath.<Double>read(one, "$.secondsLeft")).isBetween(1.0, 30.0);

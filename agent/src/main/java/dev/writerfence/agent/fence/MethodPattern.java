@@ -1,10 +1,10 @@
 package dev.writerfence.agent.fence;
 
+import dev.writerfence.HolderLabel;
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +32,8 @@ import java.util.regex.Pattern;
  * @param className the exact binary class name
  * @param methodGlob the method name, {@code *} as wildcard
  * @param fenceName the fence name or template
- * @param holderLabel the holder label, or {@code null} for the fence's default
+ * @param holderLabel the holder label as rows show it ({@code HOLDER@host:pid}, {@link
+ *     HolderLabel#of}), or {@code null} for the fence's default
  * @param priority the priority in the fence's queue, or {@code null} for the fence's default
  * @param onBusy what a call does when the fence stays busy; never {@code null}
  * @param maxWait the longest a busy call waits, or {@code null} for the fence's default
@@ -135,7 +136,7 @@ record MethodPattern(
           className,
           methodGlob,
           FenceNameTemplate.parse(fence),
-          holder == null ? null : FenceArguments.holderLabel(holder),
+          HolderLabel.of(holder), // decorated once, here
           priority,
           onBusy,
           maxWait);

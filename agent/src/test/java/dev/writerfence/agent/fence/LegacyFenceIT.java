@@ -2,6 +2,7 @@ package dev.writerfence.agent.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.HolderLabel;
 import dev.writerfence.agent.fence.EventRecord.Event;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
@@ -45,8 +46,10 @@ class LegacyFenceIT {
             "retry.initial-interval=5ms",
             "retry.multiplier=1.5",
             "retry.max-interval=40ms");
+    List<String> shownLabels = new ArrayList<>();
     try (ForkedJvm a = LegacyJvm.start(config, bucket);
         ForkedJvm b = LegacyJvm.start(config, bucket)) {
+      shownLabels.addAll(List.of(shown("uploader", a), shown("uploader", b)));
       a.send("upload-many a 25");
       b.send("upload-many b 25");
       assertThat(a.awaitLine("uploaded-many", Duration.ofMinutes(3)))
@@ -59,7 +62,7 @@ class LegacyFenceIT {
     assertThat(events).hasSize(100);
     assertThat(EventRecord.check(events).violations()).isEmpty();
     assertThat(events).allSatisfy(e -> assertThat(e.fence()).isEqualTo(fence));
-    assertThat(events).allSatisfy(e -> assertThat(e.holder()).isEqualTo("uploader"));
+    assertThat(events).allSatisfy(e -> assertThat(e.holder()).isIn(shownLabels));
     assertThat(events.stream().map(e -> e.writer().split("/")[0]).distinct()).hasSize(2);
     assertThat(events.stream().filter(e -> e.kind().equals("enter")).map(Event::token).distinct())
         .as("each upload is a hold of its own with a new fencing token")
@@ -146,7 +149,9 @@ class LegacyFenceIT {
         ForkedJvm other = LegacyJvm.start(impatient, bucket)) {
       app.send("upload-later late");
       assertThat(app.awaitLine(l -> true, ANSWER)).isEqualTo("started late");
-      assertThat(row().get("holder_label")).as("held while the stage runs").isEqualTo("async");
+      assertThat(row().get("holder_label"))
+          .as("held while the stage runs")
+          .isEqualTo(shown("async", app));
       other.send("upload meanwhile");
       assertThat(other.awaitLine(l -> true, ANSWER)).startsWith("failed WriterFenceBusyException");
 
@@ -199,7 +204,7 @@ class LegacyFenceIT {
       String holding = app.awaitLine("holding", ANSWER);
       Map<String, Object> held = row();
       assertThat(held.get("holder_token").toString()).isEqualTo(field(holding, "holderToken"));
-      assertThat(held.get("holder_label")).isEqualTo("minted");
+      assertThat(held.get("holder_label")).isEqualTo(shown("minted", app));
       assertThat(held.get("fencing_token")).isEqualTo(token(holding));
 
       app.send("finish");
@@ -220,7 +225,9 @@ class LegacyFenceIT {
                 + fence
                 + "/{0}/materializer, com.acme.sync.Uploader#upload",
             "retry.max-attempts=3");
+    ForkedJvm forked;
     try (ForkedJvm app = LegacyJvm.start(config, bucket)) {
+      forked = app;
       app.send("materialize v1");
       app.awaitLine("materialized v1", ANSWER);
       app.send("upload k1");
@@ -231,12 +238,12 @@ class LegacyFenceIT {
         .filteredOn(e -> e.key().equals("volume-v1"))
         .hasSize(2)
         .allSatisfy(e -> assertThat(e.fence()).isEqualTo(fence + "/v1"))
-        .allSatisfy(e -> assertThat(e.holder()).isEqualTo("materializer"));
+        .allSatisfy(e -> assertThat(e.holder()).isEqualTo(shown("materializer", forked)));
     assertThat(events)
         .filteredOn(e -> e.key().equals("k1"))
         .hasSize(2)
         .allSatisfy(e -> assertThat(e.fence()).isEqualTo(fence + "-default"))
-        .allSatisfy(e -> assertThat(e.holder()).isEqualTo("legacy-default"));
+        .allSatisfy(e -> assertThat(e.holder()).isEqualTo(shown("legacy-default", forked)));
   }
 
   @Test
@@ -304,6 +311,11 @@ class LegacyFenceIT {
     List<String> lines = new ArrayList<>(LegacyJvm.dataSource(DB));
     lines.addAll(List.of(settings));
     return LegacyJvm.config(dir, lines.toArray(String[]::new));
+  }
+
+  /** A label as the rows of a forked JVM show it: with that JVM's host and pid. */
+  private static String shown(String label, ForkedJvm jvm) {
+    return label + "@" + HolderLabel.host() + ":" + jvm.pid();
   }
 
   /** The fence's lease row: holder token (text, or null when free), holder label, token. */

@@ -3,6 +3,7 @@ package dev.writerfence.agent.fence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.writerfence.HolderLabel;
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.annotation.OnBusy;
 import java.time.Duration;
@@ -18,7 +19,7 @@ class MethodPatternTest {
         MethodPattern.parse("com.acme.Outer$Inner#upload*=bucket/a/{0}/uploader", Optional.empty());
     assertThat(p.className()).isEqualTo("com.acme.Outer$Inner");
     assertThat(p.fenceName().toString()).isEqualTo("bucket/a/{0}");
-    assertThat(p.holderLabel()).isEqualTo("uploader");
+    assertThat(p.holderLabel()).isEqualTo("uploader@" + HolderLabel.instance());
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.writerfence.spring.boot;
 
 import dev.writerfence.FenceListener;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spring.aop.WriterFenceAdviceCheck;
@@ -180,12 +181,14 @@ public class WriterFenceAutoConfiguration {
 
   /**
    * @param properties the settings
-   * @return {@code writer-fence.holder}, or the core's default {@code pid-<pid>}
+   * @return the default holder label as rows show it: {@code writer-fence.holder} with this
+   *     instance appended ({@code upload-service@host:pid}, {@link HolderLabel#of}), or the core's
+   *     default {@code host:pid}
    */
   public static String defaultHolderLabel(WriterFenceProperties properties) {
     return properties.getHolder() != null
-        ? properties.getHolder()
-        : "pid-" + ProcessHandle.current().pid();
+        ? HolderLabel.of(properties.getHolder())
+        : HolderLabel.instance();
   }
 
   private static BusyRetryPolicy busyRetryPolicy(

@@ -45,8 +45,9 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
   private boolean enabled = true;
 
   /**
-   * Holder label of fenced calls that set none, shown to operators (observability only). Default
-   * {@code pid-<pid>}. Up to 200 characters, no control or format characters.
+   * Holder label of fenced calls that set none, shown to operators as {@code LABEL@<host>:<pid>}
+   * (observability only). Default {@code <host>:<pid>}. Up to 200 characters, no control or format
+   * characters.
    */
   private String holder;
 

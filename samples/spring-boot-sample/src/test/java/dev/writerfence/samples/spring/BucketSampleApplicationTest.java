@@ -3,6 +3,7 @@ package dev.writerfence.samples.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.Section;
 import dev.writerfence.testing.SectionChecker;
@@ -100,7 +101,8 @@ class BucketSampleApplicationTest {
 
     String leases = get("/actuator/writerfence/bucket:" + bucket);
     assertThat(JsonPath.<String>read(leases, "$.state")).isEqualTo("free");
-    assertThat(JsonPath.<String>read(leases, "$.holderLabel")).isEqualTo("bucket-writer");
+    assertThat(JsonPath.<String>read(leases, "$.holderLabel"))
+        .isEqualTo("bucket-writer@" + HolderLabel.instance());
     String timer = get("/actuator/metrics/writer.fence.acquire?tag=fence:bucket:" + bucket);
     List<Double> count = JsonPath.read(timer, "$.measurements[?(@.statistic == 'COUNT')].value");
     assertThat(count).containsExactly((double) threads * batches);
