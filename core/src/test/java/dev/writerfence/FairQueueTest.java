@@ -58,7 +58,7 @@ class FairQueueTest extends FenceTestSupport {
       }
       assertThat(waiting())
           .extracting(QueuedWaiter::holderLabel)
-          .containsExactly("waiter-1", "waiter-2", "waiter-3");
+          .containsExactly(shown("waiter-1"), shown("waiter-2"), shown("waiter-3"));
     } finally {
       holderFence.release(held);
     }
@@ -84,7 +84,9 @@ class FairQueueTest extends FenceTestSupport {
       await().atMost(Duration.ofSeconds(30)).until(() -> waiting().size() == 1);
       highCall = CompletableFuture.runAsync(() -> callRecording(high, "high", wins));
       await().atMost(Duration.ofSeconds(30)).until(() -> waiting().size() == 2);
-      assertThat(waiting()).extracting(QueuedWaiter::holderLabel).containsExactly("high", "low");
+      assertThat(waiting())
+          .extracting(QueuedWaiter::holderLabel)
+          .containsExactly(shown("high"), shown("low"));
       assertThat(waiting()).extracting(QueuedWaiter::priority).containsExactly(50, 0);
     } finally {
       holderFence.release(held);
@@ -141,7 +143,7 @@ class FairQueueTest extends FenceTestSupport {
           .hasMessageContaining("number 1 of 1 in its queue")
           .hasMessageContaining("against a budget of 300ms")
           .hasMessageContaining("writer-fence.retry.max-wait")
-          .hasMessageContaining("'holder'");
+          .hasMessageContaining("'" + shown("holder") + "'");
       assertThat(store.queue(name)).as("the ticket left with the caller").isEmpty();
     } finally {
       holderFence.release(held);
@@ -251,6 +253,11 @@ class FairQueueTest extends FenceTestSupport {
 
   private List<QueuedWaiter> waiting() {
     return store.queue(name).stream().filter(QueuedWaiter::isWaiting).toList();
+  }
+
+  /** A label as this instance's rows and tickets show it. */
+  private static String shown(String label) {
+    return label + "@" + HolderLabel.instance();
   }
 
   private void callRecording(WriterFence fence, String who, List<String> wins) {

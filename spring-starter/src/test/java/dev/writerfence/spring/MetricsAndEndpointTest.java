@@ -189,7 +189,7 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     Timer timeToWin =
         meters
             .get(MicrometerFenceListener.ACQUIRE)
-            .tags("fence", name, "holder", "metrics")
+            .tags("fence", name, "holder", "metrics@" + HolderLabel.instance())
             .timer();
     assertThat(timeToWin.count()).as("the grant after the queue emptied").isEqualTo(1);
     assertThat(timeToWin.totalTime(TimeUnit.NANOSECONDS)).isPositive();
