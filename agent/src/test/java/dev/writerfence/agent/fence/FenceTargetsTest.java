@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.example.fenced.unwoven.UnwovenWriter;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.retry.BusyRetryPolicy;
 import java.time.Duration;
 import java.util.List;
@@ -64,7 +65,7 @@ class FenceTargetsTest {
     FenceSpec walk = spec(fenced, "walk");
     FenceRequest request = walk.request(new Object[0], BusyRetryPolicy.defaults());
     assertThat(request.fenceName()).isEqualTo("corpus");
-    assertThat(request.holderLabel()).hasValue("nightly");
+    assertThat(request.holderLabel()).hasValue("nightly@" + HolderLabel.instance());
     assertThat(request.priority()).hasValue(-5);
     assertThat(request.retryPolicy().orElseThrow().maxWait()).isEqualTo(Duration.ofSeconds(2));
     assertThat(walk.skipOnBusy()).isNotNull();

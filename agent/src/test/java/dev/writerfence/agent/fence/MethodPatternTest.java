@@ -57,7 +57,7 @@ class MethodPatternTest {
             "com.acme.Nightly#walk=corpus/nightly; priority=-10 ;on-busy=SKIP;retry.max-wait=30s",
             Optional.empty());
     assertThat(p.fenceName().toString()).isEqualTo("corpus");
-    assertThat(p.holderLabel()).isEqualTo("nightly");
+    assertThat(p.holderLabel()).isEqualTo("nightly@" + HolderLabel.instance());
     assertThat(p.priority()).isEqualTo(-10);
     assertThat(p.onBusy()).isEqualTo(OnBusy.SKIP);
     assertThat(p.maxWait()).isEqualTo(Duration.ofSeconds(30));
