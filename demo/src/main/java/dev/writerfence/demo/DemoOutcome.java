@@ -1,5 +1,6 @@
 package dev.writerfence.demo;
 
+import dev.writerfence.testing.FairnessReport;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,6 +9,7 @@ import java.util.List;
  *
  * @param results one per writer process, in launch order
  * @param check what {@link RecordChecker} found in the record and the bucket
+ * @param fairness how evenly the writer processes won, reckoned from the same record
  * @param legacy what the legacy writer did, as the agent's audit saw it
  * @param failures what went wrong apart from the checks: writers that failed, failed writes,
  *     nothing acquired at all
@@ -16,6 +18,7 @@ import java.util.List;
 record DemoOutcome(
     List<WriterResult> results,
     CheckReport check,
+    FairnessReport fairness,
     LegacyResult legacy,
     List<String> failures,
     double totalSeconds) {
@@ -41,7 +44,25 @@ record DemoOutcome(
       // The legacy writer wrote without a fence: an audit that lists nothing has shown nothing.
       failures.add("the audit listed no unfenced write of the legacy writer");
     }
-    return new DemoOutcome(results, check, legacy, failures, totalSeconds);
+    return new DemoOutcome(
+        results, check, RecordChecker.fairness(results), legacy, failures, totalSeconds);
+  }
+
+  /**
+   * The fairness a run with the defaults should show (issue 11): Jain's index over the writer
+   * processes' acquisitions at least this.
+   */
+  static final double JAIN_TARGET = 0.95;
+
+  /**
+   * @param fairness a run's fairness
+   * @return whether it meets the target: every writer process acquired, Jain's index at least
+   *     {@link #JAIN_TARGET}, no fenced call gave up busy
+   */
+  static boolean meetsFairnessTarget(FairnessReport fairness) {
+    return fairness.everyWriterWon()
+        && fairness.jainIndex() >= JAIN_TARGET
+        && fairness.busyGiveUps() == 0;
   }
 
   /**

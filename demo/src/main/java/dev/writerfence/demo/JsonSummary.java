@@ -3,11 +3,13 @@ package dev.writerfence.demo;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.writerfence.cli.audit.UnfencedWriteRow;
+import dev.writerfence.testing.FairnessReport;
+import dev.writerfence.testing.Percentiles;
 
 /**
  * The one JSON object a run prints on stdout under {@code --json}: the totals, the count of each
- * kind of violation, one object per writer, the first violations and failures, and what the run ran
- * on. Measured times are rounded to a tenth.
+ * kind of violation, the fairness block ({@code fairness}), one object per writer, the first
+ * violations and failures, and what the run ran on. Measured times are rounded to a tenth.
  */
 final class JsonSummary {
   private JsonSummary() {}
@@ -43,6 +45,7 @@ final class JsonSummary {
     root.put("lease_violations", check.leaseViolations());
     root.put("stamp_violations", check.stampViolations());
     root.put("violations", check.violations());
+    fairness(root.putObject("fairness"), outcome.fairness());
     // The legacy writer's writes the agent listed as unfenced (the fenced writers' never are).
     root.put("unfenced_writes", outcome.legacy().unfencedWrites());
     ArrayNode unfenced = root.putArray("unfenced_write_list");
@@ -71,6 +74,22 @@ final class JsonSummary {
             + ", bucket "
             + DemoEnvironment.BUCKET);
     return root;
+  }
+
+  /** The fairness block; times in milliseconds. */
+  private static void fairness(ObjectNode f, FairnessReport fairness) {
+    f.put("every_writer_acquired", fairness.everyWriterWon());
+    ArrayNode without = f.putArray("writers_without_acquisition");
+    fairness.writersWithoutWin().forEach(without::add);
+    f.put("jain_index", Math.round(fairness.jainIndex() * 1000.0) / 1000.0);
+    f.put("jain_target", DemoOutcome.JAIN_TARGET);
+    f.put("busy_give_ups", fairness.busyGiveUps());
+    f.put("target_met", DemoOutcome.meetsFairnessTarget(fairness));
+    f.put("time_to_win_p50_ms", round(Percentiles.millis(fairness.timeToWin().p50())));
+    f.put("time_to_win_p99_ms", round(Percentiles.millis(fairness.timeToWin().p99())));
+    f.put("handovers", fairness.handovers());
+    f.put("handover_gap_p50_ms", round(Percentiles.millis(fairness.handoverGap().p50())));
+    f.put("handover_gap_p99_ms", round(Percentiles.millis(fairness.handoverGap().p99())));
   }
 
   /** One writer; {@code exit_code} is null when the writer had to be killed. */

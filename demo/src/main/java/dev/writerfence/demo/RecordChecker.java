@@ -1,8 +1,11 @@
 package dev.writerfence.demo;
 
+import dev.writerfence.testing.Fairness;
+import dev.writerfence.testing.FairnessReport;
 import dev.writerfence.testing.Section;
 import dev.writerfence.testing.SectionChecker;
 import dev.writerfence.testing.SectionReport;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -93,6 +96,23 @@ public final class RecordChecker {
       findings.add(kind, v.message());
     }
     return report.handovers();
+  }
+
+  /**
+   * The fairness of a run: every writer process is one writer, each section one of its wins, each
+   * section's wait its time to win, and the busy give-ups those its summary counted.
+   *
+   * @param results every writer process, in launch order
+   * @return what {@link Fairness#report} reckons
+   */
+  static FairnessReport fairness(List<WriterResult> results) {
+    List<SectionRecord> sections = results.stream().flatMap(r -> r.sections().stream()).toList();
+    return Fairness.report(
+        results.stream().map(WriterResult::writer).toList(),
+        sections.stream().map(RecordChecker::section).toList(),
+        Section::writer,
+        sections.stream().map(s -> Duration.ofNanos(s.waitUs() * 1000)).toList(),
+        results.stream().mapToLong(WriterResult::busy).sum());
   }
 
   private static Section section(SectionRecord s) {

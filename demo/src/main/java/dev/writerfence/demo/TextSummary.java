@@ -2,23 +2,35 @@ package dev.writerfence.demo;
 
 import dev.writerfence.cli.TextTable;
 import dev.writerfence.cli.audit.UnfencedWriteTable;
+import dev.writerfence.testing.FairnessReport;
+import dev.writerfence.testing.Percentiles;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The summary a run prints at its end without {@code --json}: a table of the writers and their
- * totals, a legend that says what busy means, the count of each kind of violation, the first
- * violations and failures, then one line that starts {@code OK:} or {@code FAILED:}.
+ * totals, a legend that says what busy, Jain's index and the times mean, the count of each kind of
+ * violation, the fairness of the run beside them, the first violations and failures, then one line
+ * that starts {@code OK:} or {@code FAILED:}.
  */
 final class TextSummary {
-  /** Under the table: busy is the fence at work, not a failure; violations are failures. */
+  /**
+   * Under the table: busy is the fence at work, not a failure; violations are failures; what the
+   * fairness block's numbers are.
+   */
   static final List<String> LEGEND =
       List.of(
           "busy = fenced calls that gave up after their retries because another writer held the"
               + " fence;",
-          "       the method did not run and nothing was written (expected under contention).",
-          "overlaps and the other violation counts below must be 0.");
+          "       the method did not run and nothing was written.",
+          "overlaps and the other violation counts below must be 0.",
+          "Jain's index = (sum of wins)^2 / (writers x sum of wins^2) over the acquisitions of each"
+              + " writer process:",
+          "       1.0 when all won alike, 1/writers when one won everything.",
+          "time to win = a fenced call's first acquire attempt to its lease; hand-over gap = one"
+              + " writer's section end",
+          "       to the next writer's section start.");
 
   private TextSummary() {}
 
@@ -42,6 +54,7 @@ final class TextSummary {
     out.printf(
         "handovers between writer processes: %d   highest fencing token: %d   objects checked: %d%n",
         check.handovers(), totals.maxToken(), check.objects());
+    fairness(out, outcome.fairness());
     out.println();
     out.printf(
         "unfenced writes (the legacy writer, pid %d, run with the agent in audit log mode): %d%n",
@@ -65,6 +78,28 @@ final class TextSummary {
           outcome.failures().size(),
           outcome.totalSeconds());
     }
+  }
+
+  /** The fairness block: beside the violation counts, measured on the same record. */
+  private static void fairness(PrintWriter out, FairnessReport f) {
+    int writers = f.winsPerWriter().size();
+    out.printf(
+        Locale.ROOT,
+        "fairness: %d of %d writer processes acquired   Jain's index: %.3f (target >= %.2f: %s)"
+            + "   busy give-ups: %d%n",
+        writers - f.writersWithoutWin().size(),
+        writers,
+        f.jainIndex(),
+        DemoOutcome.JAIN_TARGET,
+        DemoOutcome.meetsFairnessTarget(f) ? "met" : "missed",
+        f.busyGiveUps());
+    out.printf(
+        Locale.ROOT,
+        "time to win: p50 %s ms   p99 %s ms   hand-over gap: p50 %s ms   p99 %s ms%n",
+        ms(Percentiles.millis(f.timeToWin().p50())),
+        ms(Percentiles.millis(f.timeToWin().p99())),
+        ms(Percentiles.millis(f.handoverGap().p50())),
+        ms(Percentiles.millis(f.handoverGap().p99())));
   }
 
   /** One row per writer and a total row; the errors column counts unavailable outcomes too. */

@@ -2,6 +2,7 @@ package dev.writerfence.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,37 @@ class RecordCheckerTest {
           section("upload", 2, 150, 300, "b", "c"),
           section("pull_sync", 3, 301, 400, "a"),
           section("pull_sync", 4, 450, 460, "c"));
+
+  @Test
+  void fairnessCountsEachWriterProcessWithItsBusyGiveUpsAndWaits() {
+    // CLEAN: write-back 1 section, upload 1, pull_sync 2; a fourth writer never acquired.
+    List<WriterResult> results = new ArrayList<>();
+    for (String writer : List.of("write-back", "upload", "pull_sync", "write-back-2")) {
+      List<SectionRecord> own = CLEAN.stream().filter(s -> s.writer().equals(writer)).toList();
+      WriterSummary summary =
+          new WriterSummary(
+              writer, 100, 1, own.size(), writer.equals("upload") ? 2 : 0, 0, 0, 0, 0);
+      results.add(new WriterResult(writer, 100, 0, summary, own));
+    }
+
+    var fairness = RecordChecker.fairness(results);
+
+    assertThat(fairness.winsPerWriter())
+        .containsExactly(
+            Map.entry("write-back", 1L),
+            Map.entry("upload", 1L),
+            Map.entry("pull_sync", 2L),
+            Map.entry("write-back-2", 0L));
+    assertThat(fairness.writersWithoutWin()).containsExactly("write-back-2");
+    // (1+1+2+0)^2 / (4 * (1+1+4+0)) = 16/24
+    assertThat(fairness.jainIndex()).isEqualTo(16.0 / 24);
+    assertThat(fairness.busyGiveUps()).isEqualTo(2);
+    assertThat(fairness.timeToWin().count()).isEqualTo(4);
+    // write-back -> upload -> pull_sync; pull_sync's second section is no hand-over
+    assertThat(fairness.handovers()).isEqualTo(2);
+    assertThat(fairness.handoverGap().max()).isEqualTo(Duration.ofNanos(50_000));
+    assertThat(DemoOutcome.meetsFairnessTarget(fairness)).isFalse();
+  }
 
   @Test
   void cleanRecordHasNoViolation() {
