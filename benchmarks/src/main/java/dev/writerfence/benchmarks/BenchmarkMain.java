@@ -15,6 +15,7 @@ import dev.writerfence.benchmarks.measure.RoundTrips;
 import dev.writerfence.benchmarks.measure.TableGrowth;
 import dev.writerfence.benchmarks.peers.BenchTarget;
 import dev.writerfence.benchmarks.peers.LockBackend;
+import dev.writerfence.benchmarks.queue.FairQueueRun;
 import dev.writerfence.benchmarks.report.Environment;
 import dev.writerfence.benchmarks.report.Report;
 import dev.writerfence.benchmarks.server.BenchDatabase;
@@ -33,8 +34,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs one plan end to end: starts the durable PostgreSQL (and zonky's speed-first one beside it in
  * the full plan) and redis-server when installed, runs every JMH benchmark against them, counts
- * round trips; then on a second, speed-first server measures table growth (and in the full plan the
- * cycles beside the durable ones); then writes the tables and charts ({@link Report}).
+ * round trips, and runs the fair queue with separate contender processes ({@link FairQueueRun});
+ * then on a second, speed-first server measures table growth (and in the full plan the cycles
+ * beside the durable ones); then writes the tables and charts ({@link Report}).
  *
  * <p>Usage: {@code BenchmarkMain --smoke|--quick|--full OUT_DIR [DOC]}: raw JMH JSON and the other
  * measurements go to {@code OUT_DIR}; {@code DOC}, when given, is the Markdown file whose results
@@ -53,8 +55,9 @@ public final class BenchmarkMain {
       Path.of(System.getProperty("bench.agent.test-classes", "agent/target/test-classes"));
 
   /**
-   * System property: {@code audit} runs only the audit benchmark (no database) into an existing
-   * run's directory, then the report (run.sh: {@code BENCH_ONLY=audit}).
+   * System property: {@code audit} runs only the audit benchmark (no database), {@code fairqueue}
+   * only the fair queue's run ({@link FairQueueRun}), into an existing run's directory, then the
+   * report (run.sh: {@code BENCH_ONLY=audit} or {@code BENCH_ONLY=fairqueue}).
    */
   static final String ONLY = "bench.only";
 
@@ -84,6 +87,14 @@ public final class BenchmarkMain {
       Report.write(out, args.length > 2 ? Path.of(args[2]) : null);
       return;
     }
+    if ("fairqueue".equals(System.getProperty(ONLY))) {
+      // Adds (or replaces) the fair queue's result in a run's directory and reports it again.
+      try (BenchDatabase durable = BenchDatabase.start(true)) {
+        fairQueue(plan, durable, out);
+      }
+      Report.write(out, args.length > 2 ? Path.of(args[2]) : null);
+      return;
+    }
     try (var stale = Files.newDirectoryStream(out, "*.{json,png}")) {
       for (Path p : stale) {
         Files.delete(p); // only this run's results may be charted together
@@ -96,6 +107,7 @@ public final class BenchmarkMain {
           new BenchTarget(durable.jdbcUrl(), redis.map(RedisServer::url).orElse(null));
       Environment.write(out, plan, durable, redis.isPresent());
       runPlan(plan, target, out);
+      fairQueue(plan, durable, out);
       step("round trips");
       JSON.writeValue(
           out.resolve("roundtrips.json").toFile(),
@@ -205,6 +217,12 @@ public final class BenchmarkMain {
               "-Dwriter-fence.audit.report=" + out.resolve("audit-report.json"))
           .run();
     }
+  }
+
+  private static void fairQueue(Plan plan, BenchDatabase durable, Path out) throws Exception {
+    step("fair queue, " + plan.fairQueue().contenders() + " separate contender processes");
+    FairQueueRun.measure(
+        durable.jdbcUrl(), durable.port(), durable.dataSource(), plan.fairQueue(), out);
   }
 
   private static String[] pgBackends() {

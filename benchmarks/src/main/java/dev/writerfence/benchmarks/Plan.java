@@ -2,6 +2,7 @@ package dev.writerfence.benchmarks;
 
 import dev.writerfence.benchmarks.measure.ContentionShape;
 import dev.writerfence.benchmarks.peers.LockBackend;
+import dev.writerfence.benchmarks.queue.FairQueueRun;
 import java.util.List;
 
 /**
@@ -24,6 +25,7 @@ import java.util.List;
  * @param growthCycles cycles on one name for the table growth (on the speed-first server)
  * @param speedFirst whether the cycle benchmark also runs on zonky's speed-first server
  * @param startupRuns runs with and without the agent for its start-up cost
+ * @param fairQueue the fair queue's run with separate contender processes ({@link FairQueueRun})
  */
 public record Plan(
     String name,
@@ -39,7 +41,8 @@ public record Plan(
     int roundTripCycles,
     long growthCycles,
     boolean speedFirst,
-    int startupRuns) {
+    int startupRuns,
+    FairQueueRun.Settings fairQueue) {
 
   /**
    * One shape of the contention benchmark and the backends measured in it.
@@ -96,7 +99,8 @@ public record Plan(
           20,
           2_000,
           false,
-          1);
+          1,
+          fairQueue(8, 2, 2));
 
   /**
    * Under 5 minutes on 2 cores (197 s before the contention shapes; each contention configuration
@@ -120,7 +124,8 @@ public record Plan(
           50,
           20_000,
           false,
-          3);
+          3,
+          fairQueue(64, 5, 5));
 
   /**
    * Every PostgreSQL backend under contention in both shapes of contenders (writer-fence's kinds in
@@ -147,7 +152,20 @@ public record Plan(
           1000,
           1_000_000,
           true,
-          15);
+          15,
+          fairQueue(64, 15, 10));
+
+  /**
+   * The fair queue's run: each section sleeps 10 ms (a short write, as the demo's batch of puts).
+   *
+   * @param contenders separate processes
+   * @param phaseSeconds each contention phase
+   * @param idleSeconds the idle waiters' count
+   */
+  private static FairQueueRun.Settings fairQueue(
+      int contenders, int phaseSeconds, int idleSeconds) {
+    return new FairQueueRun.Settings(contenders, phaseSeconds, idleSeconds, 10_000);
+  }
 
   /**
    * @param arg {@code --smoke}, {@code --quick} or {@code --full}

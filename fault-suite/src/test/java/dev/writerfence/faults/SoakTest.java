@@ -7,6 +7,8 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.Fairness;
+import dev.writerfence.testing.FairnessReport;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
 import dev.writerfence.testing.Section;
@@ -30,8 +32,9 @@ import org.junit.jupiter.api.Test;
  * one with SIGKILL at random moments (every other kill aimed at the process holding the lease) and
  * starts a replacement. Afterwards every recorded critical section is checked: zero overlaps,
  * fencing tokens strictly increasing in time order. A section a killed writer left open is closed
- * at a time after its process was seen dead. Its length is {@code -Dsoak.seconds=N} (the module's
- * {@code soak.seconds} property; 25 s in {@code mvn verify}).
+ * at a time after its process was seen dead. Fairness per process is reported beside them. Its
+ * length is {@code -Dsoak.seconds=N} (the module's {@code soak.seconds} property; 25 s in {@code
+ * mvn verify}).
  */
 class SoakTest {
   private static final EmbeddedDatabase DB = EmbeddedDatabase.get();
@@ -53,6 +56,7 @@ class SoakTest {
     List<ForkedJvm> all = new ArrayList<>();
     Map<Long, Instant> deathOf = new HashMap<>();
     List<Instant> holderKills = new ArrayList<>();
+    List<String> writers = new ArrayList<>();
     int kills = 0;
     int restarts = 0;
     int generation = 0;
@@ -65,6 +69,7 @@ class SoakTest {
                 args(target, "soak-" + generation++));
         all.add(writer);
         alive.put(writer.pid(), writer);
+        writers.add("soak-" + (generation - 1) + "@pid-" + writer.pid());
       }
       for (ForkedJvm writer : alive.values()) {
         writer.awaitLine("ready", Duration.ofSeconds(60));
@@ -97,6 +102,7 @@ class SoakTest {
             FaultWriter.fork(target, THREADS, TTL_SECONDS, 3, "soak-" + generation++);
         all.add(replacement);
         alive.put(replacement.pid(), replacement);
+        writers.add("soak-" + (generation - 1) + "@pid-" + replacement.pid());
         replacement.send("go");
         restarts++;
       }
@@ -106,10 +112,12 @@ class SoakTest {
           .pollInterval(Duration.ofMillis(100))
           .until(() -> log.sectionsEnteredAfter(end) > 0);
       int unavailable = 0;
+      long busy = 0;
       alive.values().forEach(w -> w.send("stop"));
       for (ForkedJvm writer : alive.values()) {
         String[] done = writer.awaitLine("done ", Duration.ofSeconds(60)).split(" ");
         assertThat(done[4]).as("failures in %s", writer).isEqualTo("0");
+        busy += Long.parseLong(done[2]);
         unavailable += Integer.parseInt(done[3]);
       }
 
@@ -117,6 +125,15 @@ class SoakTest {
       List<Section> recorded = log.load(deathOf);
       SectionReport report = SectionChecker.check(recorded);
       Duration maxRecovery = Recovery.longest(recorded, holderKills);
+      // Fairness beside exclusion, per process (a thread's writer name is PROCESS/THREAD). Kills
+      // cut processes' shares short, so it is reported, not asserted; C25 asserts it.
+      FairnessReport fairness =
+          Fairness.report(
+              writers,
+              recorded,
+              s -> s.writer().substring(0, s.writer().lastIndexOf('/')),
+              List.of(),
+              busy);
       System.out.printf(
           "soak %d s: %d writer processes x %d threads (%d JVMs in all), TTL %d s;"
               + " acquisitions (recorded sections) %d, kills %d (%d of the holder), restarts %d,"
@@ -137,6 +154,9 @@ class SoakTest {
           report.count(SectionReport.Kind.OVERLAP),
           report.count(SectionReport.Kind.TOKEN_ORDER),
           maxRecovery.toMillis());
+      System.out.println(
+          "soak fairness (busy give-ups of the last writers; kills skew the shares): "
+              + fairness.summary());
 
       assertThat(kills).as("kills").isGreaterThanOrEqualTo(3);
       assertThat(holderKills).as("kills of the holder").isNotEmpty();

@@ -92,6 +92,20 @@ public final class PgBouncer implements AutoCloseable {
    * @return the running PgBouncer; close it to stop it
    */
   public static PgBouncer start(EmbeddedDatabase db, String poolMode, int serverConnections) {
+    return start(db.port(), poolMode, serverConnections);
+  }
+
+  /**
+   * Starts PgBouncer for the {@code postgres} database of a server on 127.0.0.1 (trust
+   * authentication as {@code postgres}), for at most 500 clients, and waits until a client can
+   * connect through it.
+   *
+   * @param postgresPort the server's port on 127.0.0.1
+   * @param poolMode {@code session}, {@code transaction} or {@code statement}
+   * @param serverConnections {@code default_pool_size}: server connections per user and database
+   * @return the running PgBouncer; close it to stop it
+   */
+  public static PgBouncer start(int postgresPort, String poolMode, int serverConnections) {
     Path binary = binary().orElseThrow(() -> new IllegalStateException("pgbouncer not on PATH"));
     try {
       Path dir =
@@ -109,7 +123,7 @@ public final class PgBouncer implements AutoCloseable {
           String.join(
               "\n",
               "[databases]",
-              "postgres = host=127.0.0.1 port=" + db.port() + " dbname=postgres user=postgres",
+              "postgres = host=127.0.0.1 port=" + postgresPort + " dbname=postgres user=postgres",
               "[pgbouncer]",
               "listen_addr = 127.0.0.1",
               "listen_port = " + port,
@@ -118,7 +132,7 @@ public final class PgBouncer implements AutoCloseable {
               "auth_file = " + users,
               "pool_mode = " + poolMode,
               "default_pool_size = " + serverConnections,
-              "max_client_conn = 100",
+              "max_client_conn = 500",
               "ignore_startup_parameters = extra_float_digits",
               "logfile = " + log,
               ""),

@@ -81,6 +81,7 @@ public final class Report {
     JsonNode env = JSON.readTree(out.resolve("environment.json").toFile());
     cycle();
     ContentionSection.write(out, imagePrefix, md, targets);
+    FairQueueSection.write(out, md, targets);
     scale();
     weaving();
     agent();

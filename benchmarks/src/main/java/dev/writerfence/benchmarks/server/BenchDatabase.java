@@ -86,6 +86,13 @@ public final class BenchDatabase implements AutoCloseable {
   }
 
   /**
+   * @return the server's port on 127.0.0.1
+   */
+  public int port() {
+    return postgres.getPort();
+  }
+
+  /**
    * @return an unpooled data source of the superuser
    */
   public DataSource dataSource() {
