@@ -1,0 +1,60 @@
+package dev.writerfence.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.writerfence.cli.Cli;
+import dev.writerfence.testing.CpuLoad;
+import org.junit.jupiter.api.Test;
+
+/**
+ * C25: three writer processes of four threads each (the demo's defaults: the same load, default
+ * fence settings) share the fence for 10 s, on a quiet machine and beside a CPU load; every claim
+ * of the case is asserted on the demo's record: every process acquires, Jain's index over their
+ * acquisitions is at least 0.95, no fenced call gives up busy, zero overlaps.
+ */
+class FairQueueCasesTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Spinning threads beside the run: with the writers, a load of 5 or more on this machine. */
+  private static final int LOAD_THREADS = 5;
+
+  @Test
+  void C25_threeWriterProcessesOfFourThreadsAllAcquireFairlyAndNoneGivesUpBusy() throws Exception {
+    assertFairAndExclusive(demo(), "quiet");
+  }
+
+  @Test
+  void C25_besideACpuLoadEveryProcessStillAcquiresFairlyAndNoneGivesUpBusy() throws Exception {
+    try (CpuLoad load = CpuLoad.start(LOAD_THREADS)) {
+      assertFairAndExclusive(demo(), "beside " + load.threads() + " spinning threads");
+    }
+  }
+
+  /** The demo with its defaults (3 writer processes x 4 threads), for 10 s. */
+  private static JsonNode demo() throws Exception {
+    Cli.Run run = Cli.runOn(DemoCli.commandLine(), "demo", "--json", "--seconds", "10");
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    JsonNode summary = JSON.readTree(run.out());
+    assertThat(summary.get("writers").asInt()).isEqualTo(3);
+    assertThat(summary.get("threads").asInt()).isEqualTo(4);
+    return summary;
+  }
+
+  private static void assertFairAndExclusive(JsonNode summary, String machine) {
+    JsonNode fairness = summary.get("fairness");
+    String record = machine + ": " + fairness + " " + summary.get("per_writer");
+    assertThat(summary.get("per_writer"))
+        .as(record)
+        .allSatisfy(w -> assertThat(w.get("acquisitions").asInt()).isPositive());
+    assertThat(fairness.get("every_writer_acquired").asBoolean()).as(record).isTrue();
+    assertThat(fairness.get("jain_index").asDouble()).as(record).isGreaterThanOrEqualTo(0.95);
+    assertThat(fairness.get("busy_give_ups").asLong()).as(record).isZero();
+    assertThat(fairness.get("target_met").asBoolean()).as(record).isTrue();
+    assertThat(summary.get("overlaps").asInt()).isZero();
+    assertThat(summary.get("token_order_violations").asInt()).isZero();
+    assertThat(summary.get("violations").asInt()).isZero();
+    assertThat(summary.get("ok").asBoolean()).isTrue();
+  }
+}
