@@ -61,10 +61,11 @@ public final class Report {
     if (doc != null) {
       prefix = doc.toAbsolutePath().getParent().relativize(out).toString() + "/";
     }
-    Report report = new Report(out, prefix);
-    String body = report.build();
-    Files.writeString(out.resolve("results.md"), body);
+    // results.md sits beside the charts; the document links them through its own prefix.
+    String local = new Report(out, "").build();
+    Files.writeString(out.resolve("results.md"), local);
     if (doc != null && Files.exists(doc)) {
+      String body = prefix.isEmpty() ? local : new Report(out, prefix).build();
       String text = Files.readString(doc);
       int begin = text.indexOf(BEGIN);
       int end = text.indexOf(END);
