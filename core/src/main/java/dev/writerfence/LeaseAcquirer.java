@@ -644,11 +644,16 @@ final class LeaseAcquirer {
         }
       }
 
-      /** Hands the turn to the longest waiter, if any; later calls do nothing. */
+      /**
+       * Hands the turn to the longest waiter, if any; later calls do nothing. A ticket taken for
+       * waiters that have all given up since is dropped first, so the lease kept for it on release
+       * passes on at once rather than when it lapses.
+       */
       void giveBack() {
         if (!given.compareAndSet(false, true)) {
           return;
         }
+        leaveQueue();
         if (line.current == this) {
           line.current = null;
         }

@@ -13,9 +13,10 @@ import java.time.Duration;
  * When a queued writer polls again (contract version 2's queue, ADR 31 and ADR 37): the head of the
  * queue and the waiter behind it poll every poll interval, so the lease kept for the head on
  * release is claimed within one interval and the next head is already polling fast when its turn
- * comes; waiters further back poll half as often per place, at most every quarter of the ticket's
- * lapse, so their tickets stay alive (four polls per lapse) and the load of many idle waiters stays
- * bounded. All within the call's budget: the last wait is cut to what is left of it.
+ * comes; waiters further back poll by how fast the queue moves ({@link Progress}), at most every
+ * quarter of the ticket's lapse, so their tickets stay alive (four polls per lapse) and the load of
+ * many idle waiters stays bounded. All within the call's budget: the last wait is cut to what is
+ * left of it.
  *
  * <p>With a {@link ReleaseSignal} ({@code queue.listen}), those two wait for the signal of a
  * release instead, polling at once when it comes and otherwise every ten poll intervals: a lapsed
@@ -63,18 +64,46 @@ final class QueuePolls {
     }
   }
 
+  /** The front's wait: the poll interval, or next to nothing with a signal (see beforePoll). */
+  private long frontMillis(int place) {
+    return signal != null && place >= 1 ? 1 : pollMillis;
+  }
+
   /**
-   * @param place the place the last poll answered: 1 for the head, 0 when not queued yet (a first
-   *     plain attempt answered busy)
-   * @return how long to wait before the next poll, in milliseconds
+   * How one wait's polls are spaced behind the front of the queue: by how fast the queue moves. A
+   * waiter at place {@code p} expects to reach the front after {@code p - 2} turns; it polls again
+   * after half of that time, so it is polling at the front's rate before its turn comes however
+   * short the holders' sections are, and polls seldom while nobody moves (at most every quarter of
+   * the lapse, which keeps its ticket alive). The time a turn takes is learnt from the wait itself:
+   * how far its place moved since its first poll; before that, one poll interval a turn. Not
+   * thread-safe: one wait's polls run one at a time.
    */
-  long waitMillis(int place) {
-    if (place <= 2) {
-      // With a signal the front waits for it in beforePoll, not here.
-      return signal != null && place >= 1 ? 1 : pollMillis;
+  final class Progress {
+    private int firstPlace = -1;
+    private long firstNanos;
+
+    /**
+     * @param place the place the last poll answered: 1 for the head, 0 when not queued yet (a first
+     *     plain attempt answered busy)
+     * @param nowNanos when it answered, by {@link System#nanoTime()}
+     * @return how long to wait before the next poll, in milliseconds
+     */
+    long waitMillis(int place, long nowNanos) {
+      if (place <= 2) {
+        return frontMillis(place);
+      }
+      if (firstPlace < 0 || place > firstPlace) { // first, or pushed back by higher priorities
+        firstPlace = place;
+        firstNanos = nowNanos;
+        return Math.min(slowestMillis, pollMillis * (place - 2));
+      }
+      long elapsed = nowNanos - firstNanos;
+      int passed = firstPlace - place;
+      double turnNanos =
+          passed > 0 ? (double) elapsed / passed : Math.max(elapsed, pollMillis * 1_000_000.0);
+      long expectMillis = (long) ((place - 2) * turnNanos / 2 / 1_000_000);
+      return Math.max(pollMillis, Math.min(slowestMillis, expectMillis));
     }
-    int doublings = Math.min(place - 2, 30);
-    return Math.min(slowestMillis, pollMillis << doublings);
   }
 
   /**
@@ -89,7 +118,8 @@ final class QueuePolls {
   Retry retry(BusyRetryPolicy policy, long deadlineNanos, int failedAlready) {
     IntervalFunction backoff = policy.intervalFunction();
     int maxFailures = policy.maxAttempts();
-    int[] failures = {failedAlready}; // this wait's transient failures: polls run one at a time
+    int[] failures = {failedAlready};
+    Progress progress = new Progress(); // this wait's transient failures: polls run one at a time
     return Retry.of(
         "writer-fence-queue",
         RetryConfig.<Turn>custom()
@@ -99,7 +129,7 @@ final class QueuePolls {
                     cut(
                         outcome.isLeft()
                             ? backoff.apply(attempt)
-                            : waitMillis(outcome.get().place()),
+                            : progress.waitMillis(outcome.get().place(), System.nanoTime()),
                         deadlineNanos))
             .retryOnResult(turn -> !turn.acquired() && leftMillis(deadlineNanos) >= 1)
             // A transient failure is not a busy answer: retried as without a queue, by attempts.
