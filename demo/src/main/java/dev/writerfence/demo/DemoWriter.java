@@ -6,6 +6,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.config.ProcessFence;
+import dev.writerfence.retry.BusyRetryPolicy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,6 +101,9 @@ public final class DemoWriter implements Callable<Integer> {
     return String.format("corpus/shard-%02d/object-%05d.json", i % Math.min(keys, 8), i);
   }
 
+  /** How long a demo writer waits for its turn (retry.max-wait) before it gives up busy. */
+  static final Duration MAX_WAIT = Duration.ofSeconds(60);
+
   @Override
   public Integer call() throws Exception {
     RunFolder folder = new RunFolder(out);
@@ -115,6 +119,10 @@ public final class DemoWriter implements Callable<Integer> {
           builder
               .defaultHolderLabel(label)
               .defaultTtl(Duration.ofSeconds(30))
+              // A batch writer that must not skip its turn waits for it: with every thread of
+              // every writer queued, a turn comes after eleven others, past the 3 s default budget
+              // once the machine is loaded.
+              .retryPolicy(BusyRetryPolicy.defaults().withMaxWait(MAX_WAIT))
               .listener(stats)
               .build();
       ProcessFence.set(fence);

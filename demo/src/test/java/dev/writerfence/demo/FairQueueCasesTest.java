@@ -9,14 +9,14 @@ import dev.writerfence.testing.CpuLoad;
 import org.junit.jupiter.api.Test;
 
 /**
- * C25: three writer processes of four threads each (the demo's defaults: the same load, default
- * fence settings) share the fence for 10 s, on a quiet machine and beside a CPU load, the case's
- * claims asserted on the demo's record: every process acquires, Jain's index over their
- * acquisitions is at least 0.95, zero overlaps. Those hold whatever the load, since the queue
- * decides the order. The third claim, no fenced call gives up busy, depends on timing: a thread
- * waits for eleven other threads' turns within the default 3 s budget, so a turn must stay under
- * about 270 ms, which a shared or loaded machine breaks (measured in docs/benchmarks.md). The
- * give-ups are printed with the fairness block, not asserted.
+ * C25: three writer processes of four threads each (the demo's defaults: the same load, and its
+ * writers' fence settings: library defaults but for a 60 s budget, {@code retry.max-wait}) share
+ * the fence for 10 s, on a quiet machine and beside a CPU load, the case's claims asserted on the
+ * demo's record: every process acquires, Jain's index over their acquisitions is at least 0.95, no
+ * fenced call gives up busy, zero overlaps. The first two hold whatever the load, since the queue
+ * decides the order; no give-up holds while a thread's turn, after the eleven other threads', comes
+ * within the budget: with the library's 3 s default that failed once the machine was loaded
+ * (docs/benchmarks.md), with 60 s it holds at a load far beyond this test's.
  */
 class FairQueueCasesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -63,6 +63,7 @@ class FairQueueCasesTest {
         .allSatisfy(w -> assertThat(w.get("acquisitions").asInt()).isPositive());
     assertThat(fairness.get("every_writer_acquired").asBoolean()).as(record).isTrue();
     assertThat(fairness.get("jain_index").asDouble()).as(record).isGreaterThanOrEqualTo(0.95);
+    assertThat(fairness.get("busy_give_ups").asLong()).as(record).isZero();
     assertThat(summary.get("overlaps").asInt()).isZero();
     assertThat(summary.get("token_order_violations").asInt()).isZero();
     assertThat(summary.get("violations").asInt()).isZero();
