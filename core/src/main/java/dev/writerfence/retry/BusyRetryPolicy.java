@@ -13,14 +13,11 @@ import java.util.Objects;
  * itself. Defaults: 5 attempts, 200 ms, multiplier 2.0, at most 5 s, jitter 0.5: about 3 s of
  * waiting before a caller is told busy.
  *
- * @param maxAttempts attempts in all, the first included; at least 1
- * @param initialInterval wait before the second attempt; at least 1 ms
- * @param multiplier growth of the wait per attempt; at least 1.0
- * @param maxInterval upper bound of one wait; at least {@code initialInterval}
- *     <p>With a store that keeps a fair queue of waiters (the lease row's, contract version 2), a
- *     busy acquire takes a ticket and polls on the queue's own schedule (fast at the head of the
- *     queue, slowly behind it) instead of this backoff: there the policy says whether to wait at
- *     all ({@code maxAttempts} 1: never) and how long in all ({@link #budget()}).
+ * <p>With a store that keeps a fair queue of waiters (the lease row's, contract version 2), a busy
+ * acquire takes a ticket and polls on the queue's own schedule (fast at the front of the queue,
+ * slower behind it) instead of this backoff: there the policy says whether to wait at all ({@code
+ * maxAttempts} 1: never) and how long in all ({@link #budget()}).
+ *
  * @param maxAttempts attempts in all, the first included; at least 1
  * @param initialInterval wait before the second attempt; at least 1 ms
  * @param multiplier growth of the wait per attempt; at least 1.0
