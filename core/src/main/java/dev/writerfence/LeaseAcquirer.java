@@ -394,7 +394,8 @@ final class LeaseAcquirer {
         if (lease.isEmpty()) {
           BusyRetryPolicy p = policy != null ? policy : defaultPolicy;
           long deadline = queuedNanos + saturatedNanos(p.budget());
-          Ticket ticket = turn.ticket(label, priority != null ? priority : fence.defaultPriority);
+          Ticket ticket =
+              turn.ticket(label, priority != null ? priority : fence.defaultPriority, ttl);
           long[] seen = {polls.seen()};
           Callable<Turn> poll =
               () -> {
@@ -467,7 +468,8 @@ final class LeaseAcquirer {
         // More threads of this fence wait for the name: queue for them now, so this process
         // holds a place (behind those already waiting) through the section, and its release
         // keeps the lease for the head rather than for a late arrival.
-        turn.queueAgainIfOthersWait(label, priority != null ? priority : fence.defaultPriority);
+        turn.queueAgainIfOthersWait(
+            label, priority != null ? priority : fence.defaultPriority, ttl);
       }
       try {
         if (listener != null) {
@@ -590,14 +592,23 @@ final class LeaseAcquirer {
        * The process's ticket for the name, taken now if it has none; the first poller's label and
        * priority stay with the ticket while it waits.
        */
-      Ticket ticket(String label, int priority) {
+      Ticket ticket(String label, int priority, Duration ttl) {
         Ticket t = line.ticket;
         if (t == null) {
           line.waiterToken = UUID.randomUUID();
-          t = new Ticket(fenceName, line.waiterToken, label, priority, turns.lapse);
+          t = new Ticket(fenceName, line.waiterToken, label, priority, lapse(ttl));
           line.ticket = t;
         }
         return t;
+      }
+
+      /**
+       * The fence's lapse, cut to half the TTL (at least 1 s): a holder killed with this ticket
+       * queued for its other threads then holds the lease up no longer than its TTL does.
+       */
+      private Duration lapse(Duration ttl) {
+        long half = Math.max(1, ttl.toSeconds() / 2);
+        return turns.lapse.toSeconds() <= half ? turns.lapse : Duration.ofSeconds(half);
       }
 
       /** A poll's answer: a granted ticket has left the queue. */
@@ -612,11 +623,11 @@ final class LeaseAcquirer {
        * After a grant: when other threads of this fence wait for the name, takes a new ticket for
        * them at once (best effort: if it fails, their first poll takes it).
        */
-      void queueAgainIfOthersWait(String label, int priority) {
+      void queueAgainIfOthersWait(String label, int priority, Duration ttl) {
         if (line.users <= 1) {
           return;
         }
-        Ticket t = ticket(label, priority);
+        Ticket t = ticket(label, priority, ttl);
         try {
           turns.store.enqueue(t);
         } catch (RuntimeException e) {

@@ -81,12 +81,7 @@ public final class FaultWriter {
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     try (HikariDataSource pool = pool(leaseUrl, threads + 1)) {
-      // A process killed while it holds may leave the ticket it took for its other threads at the
-      // grant; the lease then passes once both its TTL ran out and that ticket lapsed (ADR 37).
-      // A lapse under these short TTLs keeps the recovery at the TTL.
-      Duration lapse = Duration.ofSeconds(Math.max(1, Math.min(5, ttl.toSeconds() / 2)));
-      WriterFence fence =
-          WriterFence.builder(pool).schema(args[1]).defaultTtl(ttl).queueLapse(lapse).build();
+      WriterFence fence = WriterFence.builder(pool).schema(args[1]).defaultTtl(ttl).build();
       fence.status(args[2]); // connects and loads the driver before "ready"
       CriticalSections log = new CriticalSections(unpooled(args[6]), args[7]);
       say("ready");
