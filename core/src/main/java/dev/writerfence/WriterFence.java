@@ -566,9 +566,10 @@ public final class WriterFence implements AutoCloseable {
     /**
      * How long a waiter's ticket in a fence's queue lasts without a poll: a process that stops
      * polling (killed, paused) loses its place after this long, and a lease kept for it on release
-     * passes on. Waiters behind the head poll at least four times per lapse. Keep it under the TTL:
-     * a holder killed while other threads of its process waited leaves the ticket its grant took
-     * for them, and the lease passes once both the TTL and that ticket's lapse have run out.
+     * passes on. Waiters behind the head poll at least four times per lapse. A ticket lasts at most
+     * half the TTL of the call that takes it (at least 1 s), so that a holder killed while other
+     * threads of its process waited, whose grant queued again for them, holds the lease up no
+     * longer than its TTL.
      *
      * @param lapse whole seconds from 1 to 60; default 5 s
      * @return this builder
