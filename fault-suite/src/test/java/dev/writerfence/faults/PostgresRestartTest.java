@@ -13,8 +13,14 @@ import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.Section;
 import dev.writerfence.testing.SectionChecker;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +45,16 @@ class PostgresRestartTest {
     pg = RestartablePostgres.start();
   }
 
+  /** When the restartable server last started ({@code pg_postmaster_start_time()}). */
+  private static Instant serverStartedAt() throws SQLException {
+    try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), "postgres", null);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT pg_postmaster_start_time()")) {
+      rs.next();
+      return rs.getObject(1, OffsetDateTime.class).toInstant();
+    }
+  }
+
   @AfterAll
   static void removeOwnServer() {
     if (pg != null) {
@@ -59,6 +75,7 @@ class PostgresRestartTest {
           .atMost(Duration.ofSeconds(10))
           .until(() -> log.sectionsEnteredAfter(start) >= 20);
 
+      Instant serverStarted = serverStartedAt();
       Instant stopping = log.now();
       long stopped = System.nanoTime();
       pg.stop();
@@ -101,7 +118,9 @@ class PostgresRestartTest {
           SectionChecker.check(recorded).violations().size());
 
       assertThat(outcome.failures()).isEmpty();
-      assertThat(outcome.unavailable()).as("the restart was felt").isPositive();
+      // The server restarted under the writers. Whether a call met it down (unavailable, printed
+      // above) depends on whether a pooled connection was in use in those 200 ms: not asserted.
+      assertThat(serverStartedAt()).as("a new server start").isAfter(serverStarted);
       assertThat(minTokenAfter)
           .as("tokens stay monotonic across the restart")
           .isGreaterThan(maxTokenBefore);
