@@ -203,13 +203,11 @@ final class LeaseAcquirer {
           acquireFromStore(
               fenceName, holderLabel, ttl, policy, priority, request, retry, turn, waited, queued);
     } catch (Throwable t) {
-      turn.leaveQueue();
-      turn.giveBack();
+      turn.giveBack(); // drops the ticket too unless another thread polls on with it
       throw t;
     }
     if (outcome.lease() == null) {
-      turn.leaveQueue();
-      turn.giveBack();
+      turn.giveBack(); // drops the ticket too unless another thread polls on with it
       if (!busyThrows) {
         return Optional.empty();
       }
@@ -348,29 +346,32 @@ final class LeaseAcquirer {
     long[] grantableSince = {0L};
     boolean[] grantable = {false};
     Turn[] last = {null}; // the queue's last answer, when it was polled
-    Runnable[] busyAnswer = {null};
-    Callable<Optional<StoreLease>> attempt =
+    // The bookkeeping of every statement sent, a plain attempt or a poll of the queue.
+    Runnable sending =
         () -> {
           ++attempts[0];
-          long sent = System.nanoTime();
           if (!grantable[0]) {
             grantable[0] = true;
-            grantableSince[0] = sent;
+            grantableSince[0] = System.nanoTime();
           }
-          Optional<StoreLease> answer = store.acquire(fenceName, holderToken, label, ttl);
-          if (answer.isEmpty()) {
-            grantable[0] = false;
-            busyAnswer[0].run();
-          }
-          return answer;
         };
-    busyAnswer[0] =
+    Runnable busyAnswer =
         () -> {
+          grantable[0] = false;
           if (listener != null) {
             int n = attempts[0];
             FenceRequest asked = request(fenceName, holderLabel, askedTtl, policy, request);
             ListenerCalls.notify(() -> listener.busyAttempt(asked, n));
           }
+        };
+    Callable<Optional<StoreLease>> attempt =
+        () -> {
+          sending.run();
+          Optional<StoreLease> answer = store.acquire(fenceName, holderToken, label, ttl);
+          if (answer.isEmpty()) {
+            busyAnswer.run();
+          }
+          return answer;
         };
     Optional<StoreLease> lease;
     try {
@@ -403,18 +404,12 @@ final class LeaseAcquirer {
                   polls.beforePoll(last[0].place(), seen[0]);
                 }
                 seen[0] = polls.seen(); // before the poll: a release after its answer counts
-                ++attempts[0];
-                long sent = System.nanoTime();
-                if (!grantable[0]) {
-                  grantable[0] = true;
-                  grantableSince[0] = sent;
-                }
+                sending.run();
                 Turn answer = store.acquireInTurn(ticket, holderToken, ttl);
                 turn.polled(answer);
                 last[0] = answer;
                 if (!answer.acquired()) {
-                  grantable[0] = false;
-                  busyAnswer[0].run();
+                  busyAnswer.run();
                 }
                 return answer;
               };
