@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -93,8 +94,24 @@ public final class ForkedJvm implements AutoCloseable {
    */
   public static ForkedJvm start(
       List<String> jvmOptions, String classPath, String mainClass, String... args) {
+    return startOn(javaBinary(), jvmOptions, classPath, mainClass, args);
+  }
+
+  /**
+   * Starts a main class with another {@code java} binary, for example a newer JDK's ({@link
+   * #newestJdk()}) for virtual threads.
+   *
+   * @param java the {@code java} binary
+   * @param jvmOptions options placed before the main class
+   * @param classPath the whole class path
+   * @param mainClass the main class's binary name
+   * @param args its arguments
+   * @return the running process
+   */
+  public static ForkedJvm startOn(
+      String java, List<String> jvmOptions, String classPath, String mainClass, String... args) {
     List<String> command = new ArrayList<>();
-    command.add(javaBinary());
+    command.add(java);
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(classPath);
@@ -111,6 +128,29 @@ public final class ForkedJvm implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command, e);
     }
+  }
+
+  /**
+   * The {@code java} binary of a JDK 21 or newer, for tests of virtual threads while the build runs
+   * on Java 17: {@code WRITER_FENCE_NEWEST_JDK} (a JDK's home), else Temurin 25 where Debian's
+   * packages put it, else this JVM when it is 21 or newer.
+   *
+   * @return the binary, or empty when no such JDK is on this machine
+   */
+  public static Optional<String> newestJdk() {
+    List<Path> homes = new ArrayList<>();
+    String given = System.getenv("WRITER_FENCE_NEWEST_JDK");
+    if (given != null && !given.isBlank()) {
+      homes.add(Path.of(given));
+    }
+    homes.add(Path.of("/usr/lib/jvm/temurin-25-jdk-amd64"));
+    for (Path home : homes) {
+      Path java = home.resolve("bin").resolve("java");
+      if (Files.isExecutable(java)) {
+        return Optional.of(java.toString());
+      }
+    }
+    return Runtime.version().feature() >= 21 ? Optional.of(javaBinary()) : Optional.empty();
   }
 
   /**
