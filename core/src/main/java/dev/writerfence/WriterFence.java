@@ -1,7 +1,11 @@
 package dev.writerfence;
 
+import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.context.HeldFences;
+import dev.writerfence.context.HoldCarryingExecutor;
+import dev.writerfence.context.HoldCarryingExecutorService;
+import dev.writerfence.context.HoldCarryingScheduledExecutorService;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
@@ -20,6 +24,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -199,6 +206,79 @@ public final class WriterFence implements AutoCloseable {
    */
   public Optional<FenceLease> currentLease(String fenceName) {
     return HeldFences.find(store, fenceName).map(FenceLease::of);
+  }
+
+  /**
+   * The current thread's holds, carried to a task that runs elsewhere: captured now, restored
+   * wherever the returned task runs. There the task is inside its parent's holds while the parent's
+   * leases stay valid: {@link #current} gives the parent's lease, the agent's audit counts its
+   * writes as fenced, and a fenced call of the same name and domain joins the hold instead of
+   * acquiring (or waiting for the parent). Once the parent's hold ends (its call returned, the
+   * lease was released or lost), the task counts as outside it.
+   *
+   * @param task the task; never {@code null}
+   * @return {@code task} itself when the thread holds nothing, else the task wrapped in its holds
+   * @throws NullPointerException when {@code task} is {@code null}
+   */
+  public static Runnable wrap(Runnable task) {
+    return CarriedHolds.capture().wrap(task);
+  }
+
+  /**
+   * The current thread's holds, carried to a task that runs elsewhere, as {@link #wrap(Runnable)}
+   * does.
+   *
+   * @param task the task; never {@code null}
+   * @param <V> what the task returns
+   * @return {@code task} itself when the thread holds nothing, else the task wrapped in its holds
+   * @throws NullPointerException when {@code task} is {@code null}
+   */
+  public static <V> Callable<V> wrap(Callable<V> task) {
+    return CarriedHolds.capture().wrap(task);
+  }
+
+  /**
+   * An executor whose tasks run inside the holds their submitter has at each submission ({@link
+   * #wrap(Runnable)} for every task), so one wrapped executor serves many holders at once.
+   *
+   * @param executor the executor that runs the tasks; never {@code null}
+   * @return the wrapping executor ({@code executor} itself when it carries holds already)
+   * @throws NullPointerException when {@code executor} is {@code null}
+   */
+  public static Executor wrap(Executor executor) {
+    return executor instanceof HoldCarryingExecutor
+            || executor instanceof HoldCarryingExecutorService
+        ? executor
+        : new HoldCarryingExecutor(executor);
+  }
+
+  /**
+   * An executor service whose tasks run inside the holds their submitter has at each submission
+   * ({@code submit}, {@code execute}, {@code invokeAll}, {@code invokeAny}); shutting it down shuts
+   * {@code executor} down.
+   *
+   * @param executor the executor that runs the tasks; never {@code null}
+   * @return the wrapping executor ({@code executor} itself when it carries holds already)
+   * @throws NullPointerException when {@code executor} is {@code null}
+   */
+  public static ExecutorService wrap(ExecutorService executor) {
+    return executor instanceof HoldCarryingExecutorService
+        ? executor
+        : new HoldCarryingExecutorService(executor);
+  }
+
+  /**
+   * A scheduled executor whose tasks run inside the holds their scheduler has when it schedules
+   * them; a periodic task's runs count inside the hold only while that lease stays valid.
+   *
+   * @param executor the executor that runs the tasks; never {@code null}
+   * @return the wrapping executor ({@code executor} itself when it carries holds already)
+   * @throws NullPointerException when {@code executor} is {@code null}
+   */
+  public static ScheduledExecutorService wrap(ScheduledExecutorService executor) {
+    return executor instanceof HoldCarryingScheduledExecutorService
+        ? executor
+        : new HoldCarryingScheduledExecutorService(executor);
   }
 
   /**

@@ -65,21 +65,29 @@ class CarriedHoldsTest extends FenceTestSupport {
   @Test
   void taskThatOutlivesTheParentsHoldIsOutsideIt() throws Exception {
     WriterFence fence = fence();
+    CountDownLatch looked = new CountDownLatch(1);
     CountDownLatch parentEnded = new CountDownLatch(1);
     Future<boolean[]> task =
         fence.call(
             request("parent"),
             () -> {
               CarriedHolds carried = CarriedHolds.capture();
-              return pool.submit(
-                  carried.wrap(
-                      () -> {
-                        boolean inside = WriterFence.current(name).isPresent();
-                        parentEnded.await(30, TimeUnit.SECONDS);
-                        return new boolean[] {
-                          inside, WriterFence.current(name).isPresent(), HeldFenceStack.holds(name)
-                        };
-                      }));
+              Future<boolean[]> submitted =
+                  pool.submit(
+                      carried.wrap(
+                          () -> {
+                            boolean inside = WriterFence.current(name).isPresent();
+                            looked.countDown();
+                            parentEnded.await(30, TimeUnit.SECONDS);
+                            return new boolean[] {
+                              inside,
+                              WriterFence.current(name).isPresent(),
+                              HeldFenceStack.holds(name)
+                            };
+                          }));
+              // the parent's call ends only once the task has looked inside the hold
+              looked.await(30, TimeUnit.SECONDS);
+              return submitted;
             });
     parentEnded.countDown();
     boolean[] seen = task.get(30, TimeUnit.SECONDS);
