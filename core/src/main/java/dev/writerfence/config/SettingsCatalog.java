@@ -383,6 +383,23 @@ public final class SettingsCatalog {
           .meaning("whether to configure the fence, its advice, metrics and endpoint")
           .build();
 
+  /**
+   * {@code task.carry-holds}: whether Spring Boot's task executor and scheduler run their tasks
+   * inside the holds of the code that handed them over.
+   */
+  public static final Setting<Boolean> TASK_CARRY_HOLDS =
+      Setting.builder("task.carry-holds", Kind.FLAG, v -> flag("task.carry-holds", v))
+          .readBy(SPRING)
+          .defaultValue("true")
+          .allowed("true or false")
+          .example("true")
+          .javaApi("WriterFence.wrap(…)")
+          .meaning(
+              "Spring Boot's task executor (@Async) and task scheduler run each task inside the"
+                  + " holds of the code that submitted it, while those leases are valid (a"
+                  + " TaskDecorator)")
+          .build();
+
   /** {@code fence.methods}: the methods the agent fences. */
   public static final Setting<String> FENCE_METHODS =
       Setting.builder("fence.methods", Kind.TEXT, v -> nonEmpty("fence.methods", v))
@@ -497,6 +514,7 @@ public final class SettingsCatalog {
           ADVISORY_POOL_SIZE,
           QUERY_TIMEOUT,
           ENABLED,
+          TASK_CARRY_HOLDS,
           FENCE_METHODS,
           FENCE_NAME,
           AUDIT_MODE,

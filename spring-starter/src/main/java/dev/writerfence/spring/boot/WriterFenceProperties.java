@@ -106,6 +106,9 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
    */
   private final Datasource datasource = new Datasource();
 
+  /** Spring Boot's task executor and scheduler ({@code writer-fence.task.*}). */
+  private final Task task = new Task();
+
   /** Set by Spring before binding: where the {@code writer-fence.*} keys are judged. */
   private Environment environment;
 
@@ -264,6 +267,10 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
 
   public Datasource getDatasource() {
     return datasource;
+  }
+
+  public Task getTask() {
+    return task;
   }
 
   /**
@@ -519,6 +526,25 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
 
     public void setPollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
+    }
+  }
+
+  /** Spring Boot's task executor and scheduler ({@code writer-fence.task.*}). */
+  public static class Task {
+    /**
+     * Whether Spring Boot's task executor (what {@code @Async} methods run on) and task scheduler
+     * run each task inside the holds of the code that submitted it, while those leases are valid,
+     * through a TaskDecorator bean. On Spring Boot 3.5 an application's own TaskDecorator bean
+     * replaces it (Boot 3.5 applies one decorator only); Spring Boot 4 applies both.
+     */
+    private boolean carryHolds = true;
+
+    public boolean isCarryHolds() {
+      return carryHolds;
+    }
+
+    public void setCarryHolds(boolean carryHolds) {
+      this.carryHolds = carryHolds;
     }
   }
 
