@@ -76,7 +76,9 @@ class JarMetadataIT {
     try (JarFile jar = new JarFile(agent.toFile())) {
       String bundled = text(jar, "META-INF/THIRD-PARTY.txt");
 
-      assertThat(bundled).contains("net.bytebuddy", "org.postgresql", "io.github.resilience4j");
+      assertThat(bundled)
+          .contains(
+              "net.bytebuddy", "org.postgresql", "io.github.resilience4j", "com.zaxxer:HikariCP");
       assertThat(text(jar, "META-INF/licenses/org.postgresql/postgresql/LICENSE"))
           .contains("PostgreSQL Global Development Group");
       assertThat(text(jar, "META-INF/NOTICE")).contains("Rafael Winterhalter");

@@ -21,13 +21,17 @@ final class DataSources {
   private DataSources() {}
 
   /**
-   * @param queryTimeout the fence's query timeout; at least 1 s, rounded up to whole seconds
-   * @return a small HikariCP pool when HikariCP is on the class path, otherwise pgjdbc's unpooled
-   *     data source
+   * @param poolSize connections the pool opens at most, from 1 to {@link
+   *     WriterFenceSettings#MAX_POOL_SIZE}
+   * @param queryTimeout the fence's query timeout; at least 1 s, rounded up to whole seconds: a
+   *     borrow waits at most this long for a free connection
+   * @return a HikariCP pool of {@code poolSize} connections when HikariCP is on the class path (the
+   *     agent carries its own), otherwise pgjdbc's unpooled data source
    */
-  static DataSource create(String url, String username, String password, Duration queryTimeout) {
+  static DataSource create(
+      String url, String username, String password, int poolSize, Duration queryTimeout) {
     if (HIKARI) {
-      return Hikari.create(url, username, password, queryTimeout);
+      return Hikari.create(url, username, password, poolSize, queryTimeout);
     }
     return unpooled(url, username, password, queryTimeout);
   }
@@ -70,7 +74,8 @@ final class DataSources {
 
   /** Kept in its own class so HikariCP is loaded only when it is on the class path. */
   private static final class Hikari {
-    static DataSource create(String url, String username, String password, Duration queryTimeout) {
+    static DataSource create(
+        String url, String username, String password, int poolSize, Duration queryTimeout) {
       int seconds = PgLeaseStore.queryTimeoutSeconds(queryTimeout);
       long millis = seconds * 1000L;
       com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
@@ -78,10 +83,11 @@ final class DataSources {
       config.setJdbcUrl(url);
       config.setUsername(username);
       config.setPassword(password);
-      config.setMaximumPoolSize(4);
+      config.setMaximumPoolSize(poolSize);
       config.setMinimumIdle(1);
       config.setAutoCommit(true);
-      // A borrow waits at most the query timeout for a connection, a liveness check half of it.
+      // A borrow waits at most the query timeout for a connection, a liveness check half of it:
+      // an exhausted pool makes the call unavailable (it never runs), never a hang.
       config.setConnectionTimeout(millis);
       config.setValidationTimeout(Math.max(250, millis / 2));
       // Start even when the database is down: each fenced call then fails closed on its own.

@@ -109,6 +109,27 @@ public final class SettingsCatalog {
           .meaning("its password")
           .build();
 
+  /**
+   * {@code datasource.pool-size}: connections the fence's own pool (built from {@code
+   * datasource.url}) opens at most.
+   */
+  public static final Setting<Integer> DATASOURCE_POOL_SIZE =
+      Setting.builder(
+              "datasource.pool-size", Kind.WHOLE_NUMBER, SettingsCatalog::dataSourcePoolSize)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(String.valueOf(WriterFenceSettings.DEFAULT_POOL_SIZE))
+          .allowed(
+              "a whole number from 1 to "
+                  + WriterFenceSettings.MAX_POOL_SIZE
+                  + " (with backend=advisory at least 2)")
+          .example("6")
+          .javaApi("(DataSource)")
+          .meaning(
+              "connections the fence's own pool (from datasource.url) opens at most, however"
+                  + " many threads call; a call that finds none free within query-timeout is"
+                  + " unavailable. With backend=advisory outside Spring, also the store's limit")
+          .build();
+
   /** {@code schema}: the SQL contract's schema (Spring's name for it is {@code schema.name}). */
   public static final Setting<String> SCHEMA =
       Setting.builder("schema", Kind.TEXT, v -> FenceSchema.checkIdentifier("schema", v))
@@ -493,6 +514,7 @@ public final class SettingsCatalog {
           DATASOURCE_URL,
           DATASOURCE_USERNAME,
           DATASOURCE_PASSWORD,
+          DATASOURCE_POOL_SIZE,
           SCHEMA,
           SCHEMA_NAME,
           SCHEMA_INITIALIZE,
@@ -690,6 +712,19 @@ public final class SettingsCatalog {
     Duration d = duration("query-timeout", v);
     PgLeaseStore.queryTimeoutSeconds(d);
     return d;
+  }
+
+  private static int dataSourcePoolSize(String v) {
+    int n = whole("datasource.pool-size", v);
+    if (n < 1 || n > WriterFenceSettings.MAX_POOL_SIZE) {
+      throw new IllegalArgumentException(
+          "writer-fence: datasource.pool-size '"
+              + v
+              + "' is not allowed: a whole number from 1 to "
+              + WriterFenceSettings.MAX_POOL_SIZE
+              + " (connections the fence's own pool opens at most)");
+    }
+    return n;
   }
 
   private static int poolSize(String v) {

@@ -23,6 +23,16 @@ public final class WriterFenceSettings {
   /** The prefix of system properties: {@code -Dwriter-fence.ttl=30s}. */
   public static final String PREFIX = SettingsCatalog.PREFIX;
 
+  /**
+   * Connections of the fence's own pool when {@code datasource.pool-size} is not set: enough for
+   * the statements of ten busy fence names at once, since only a name's holder and the thread whose
+   * turn it is send statements (ADR 16, 37); measured with 1,000 callers on 10 names (ADR 45).
+   */
+  public static final int DEFAULT_POOL_SIZE = 4;
+
+  /** The largest {@code datasource.pool-size}: PostgreSQL's default {@code max_connections}. */
+  public static final int MAX_POOL_SIZE = 100;
+
   private final Map<String, String> values;
 
   private WriterFenceSettings(Map<String, String> values) {
@@ -78,25 +88,38 @@ public final class WriterFenceSettings {
   }
 
   /**
-   * Builds the data source from {@code datasource.*}: a small HikariCP pool when HikariCP is on the
-   * class path, otherwise pgjdbc's unpooled {@code PGSimpleDataSource}. Every wait on the database
-   * is bounded by {@code query-timeout} (default 10 s, rounded up to whole seconds): pgjdbc's
-   * {@code connectTimeout} and {@code loginTimeout} are the query timeout and its {@code
-   * socketTimeout} the query timeout plus 5 s; HikariCP's {@code connectionTimeout} is the query
-   * timeout and its {@code validationTimeout} half of it. A server that accepts connections and
-   * never answers thus makes the fence unavailable within about the query timeout. The pool starts
-   * even while the database is down; each fenced call then fails closed on its own.
+   * Builds the data source from {@code datasource.*}: a HikariCP pool of {@code
+   * datasource.pool-size} connections (default {@value #DEFAULT_POOL_SIZE}) when HikariCP is on the
+   * class path (the agent carries its own copy), otherwise pgjdbc's unpooled {@code
+   * PGSimpleDataSource}. Every wait on the database is bounded by {@code query-timeout} (default 10
+   * s, rounded up to whole seconds): pgjdbc's {@code connectTimeout} and {@code loginTimeout} are
+   * the query timeout and its {@code socketTimeout} the query timeout plus 5 s; HikariCP's {@code
+   * connectionTimeout} (the longest a borrow waits for a free connection) is the query timeout and
+   * its {@code validationTimeout} half of it. A server that accepts connections and never answers,
+   * or a pool whose connections are all in use, thus makes a call unavailable within about the
+   * query timeout; the guarded code does not run. The pool starts even while the database is down;
+   * each fenced call then fails closed on its own.
    *
    * @return the data source; a HikariCP pool is {@link AutoCloseable}
    * @throws IllegalArgumentException when {@code datasource.url} is missing or not a PostgreSQL
-   *     JDBC URL, or {@code query-timeout} breaks its rule
+   *     JDBC URL, or {@code datasource.pool-size} or {@code query-timeout} breaks its rule
    */
   public DataSource dataSource() {
     return DataSources.create(
         url(),
         get(SettingsCatalog.DATASOURCE_USERNAME).orElse(null),
         get(SettingsCatalog.DATASOURCE_PASSWORD).orElse(null),
+        poolSize(),
         queryTimeout());
+  }
+
+  /**
+   * @return {@code datasource.pool-size}, or {@value #DEFAULT_POOL_SIZE} when unset
+   * @throws IllegalArgumentException naming the value when it is not a whole number from 1 to
+   *     {@value #MAX_POOL_SIZE}
+   */
+  public int poolSize() {
+    return get(SettingsCatalog.DATASOURCE_POOL_SIZE).orElse(DEFAULT_POOL_SIZE);
   }
 
   /**
@@ -112,6 +135,27 @@ public final class WriterFenceSettings {
       get(setting);
     }
     retryPolicy();
+    advisoryPoolSize();
+  }
+
+  /**
+   * With {@code backend=advisory}: the store's limit, {@code datasource.pool-size} when set (the
+   * store then uses as many connections as the pool holds), else {@value
+   * AdvisoryLockStore#DEFAULT_POOL_SIZE}; {@code 0} with the lease row.
+   */
+  private int advisoryPoolSize() {
+    if (!"advisory".equals(get(SettingsCatalog.BACKEND).orElse("lease"))) {
+      return 0;
+    }
+    Optional<Integer> size = get(SettingsCatalog.DATASOURCE_POOL_SIZE);
+    if (size.isPresent() && size.get() < 2) {
+      throw new IllegalArgumentException(
+          "writer-fence: datasource.pool-size '"
+              + size.get()
+              + "' is not allowed with backend=advisory: at least 2 (the store's start-up"
+              + " self-check uses two connections)");
+    }
+    return size.orElse(AdvisoryLockStore.DEFAULT_POOL_SIZE);
   }
 
   private String url() {
@@ -126,13 +170,14 @@ public final class WriterFenceSettings {
   /**
    * Builds a fence with these settings on {@code dataSource}. With {@code backend=lease} (the
    * default) it uses the lease row; with {@code backend=advisory} an {@link AdvisoryLockStore} of
-   * {@value AdvisoryLockStore#DEFAULT_POOL_SIZE} connections over {@code dataSource}, which must
-   * then be the fence's own (as {@link #dataSource()} builds it, a pool of the same size), and
-   * which runs its start-up self-check here.
+   * {@code datasource.pool-size} connections (unset: {@value AdvisoryLockStore#DEFAULT_POOL_SIZE})
+   * over {@code dataSource}, which must then be the fence's own (as {@link #dataSource()} builds
+   * it, a pool of the same size), and which runs its start-up self-check here.
    *
    * @param dataSource where connections come from
    * @return the fence
-   * @throws IllegalArgumentException naming the setting whose value breaks its rule
+   * @throws IllegalArgumentException naming the setting whose value breaks its rule (with {@code
+   *     backend=advisory}, a {@code datasource.pool-size} below 2)
    * @throws IllegalStateException with {@code backend=advisory}, when the self-check finds that
    *     connections share a server session (transaction pooling)
    * @throws dev.writerfence.WriterFenceUnavailableException with {@code backend=advisory}, when the
@@ -148,6 +193,7 @@ public final class WriterFenceSettings {
           case "advisory" ->
               WriterFence.builder(
                   AdvisoryLockStore.builder(dataSource)
+                      .poolSize(advisoryPoolSize())
                       .schema(schema)
                       .queryTimeout(queryTimeout())
                       .build());

@@ -64,6 +64,15 @@ public final class SqlErrors {
           + "): the connection goes through a pooler in transaction mode (PgBouncer before"
           + " 1.21); add prepareThreshold=0 to the JDBC URL";
     }
+    if (state.isEmpty() && e instanceof SQLTransientConnectionException) {
+      // What a pool throws when no connection came free within its borrow timeout (HikariCP's
+      // connectionTimeout, the fence's query timeout when the fence built the pool); the
+      // database itself has said nothing.
+      return prefix
+          + ": no connection of the fence's data source came free in time (all in use; raise"
+          + " datasource.pool-size for the fence's own pool): "
+          + e.getMessage();
+    }
     if (state.startsWith("08")
         || e instanceof SQLTransientConnectionException
         || e instanceof SQLNonTransientConnectionException) {

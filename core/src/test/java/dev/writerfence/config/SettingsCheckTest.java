@@ -36,6 +36,29 @@ class SettingsCheckTest {
     assertRejected("retry.max-attempts 'many'", url, "retry.max-attempts=many");
     assertRejected("query timeout PT0.1S", url, "query-timeout=100ms");
     assertRejected("schema", url, "schema=Bad-Schema");
+    assertRejected(
+        "datasource.pool-size '0' is not allowed: a whole number from 1 to 100",
+        url,
+        "datasource.pool-size=0");
+    assertRejected("datasource.pool-size '101'", url, "datasource.pool-size=101");
+    assertRejected(
+        "datasource.pool-size 'four' is not a whole number", url, "datasource.pool-size=four");
+    assertRejected(
+        "datasource.pool-size '1' is not allowed with backend=advisory: at least 2",
+        url,
+        "backend=advisory",
+        "datasource.pool-size=1");
+  }
+
+  @Test
+  void aPoolOfOneServesTheLeaseRow() {
+    assertThatCode(
+            () ->
+                settings(
+                        "datasource.url=jdbc:postgresql://127.0.0.1:1/app",
+                        "datasource.pool-size=1")
+                    .check())
+        .doesNotThrowAnyException();
   }
 
   private static void assertRejected(String named, String... lines) {

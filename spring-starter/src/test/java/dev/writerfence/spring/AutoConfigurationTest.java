@@ -357,6 +357,33 @@ class AutoConfigurationTest {
   }
 
   @Test
+  void aDedicatedPoolHasTheConfiguredSizeAndABadSizeStopsTheStartUpNamingIt() {
+    String url = EmbeddedDatabase.get().jdbcUrl();
+    runner
+        .withPropertyValues(
+            "writer-fence.datasource.url=" + url,
+            "writer-fence.datasource.username=postgres",
+            "writer-fence.datasource.pool-size=7")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              DataSource pool = context.getBean(WriterFenceDataSource.class).dataSource();
+              assertThat(((com.zaxxer.hikari.HikariDataSource) pool).getMaximumPoolSize())
+                  .isEqualTo(7);
+            });
+    runner
+        .withPropertyValues(
+            "writer-fence.datasource.url=" + url, "writer-fence.datasource.pool-size=0")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("writer-fence.datasource.pool-size")
+                    .hasMessageContaining("'0' is not allowed: a whole number from 1 to 100"));
+  }
+
+  @Test
   void healthGoesDownWhenTheDatabaseGoesAway() {
     SwitchableDataSource switchable = new SwitchableDataSource(EmbeddedDatabase.get().dataSource());
     runner

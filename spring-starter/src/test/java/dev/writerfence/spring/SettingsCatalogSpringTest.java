@@ -115,6 +115,10 @@ class SettingsCatalogSpringTest {
                   .isEqualTo(
                       SettingsCatalog.ADVISORY_POOL_SIZE.parse(
                           SettingsCatalog.ADVISORY_POOL_SIZE.example()));
+              assertThat(p.getDatasource().getPoolSize())
+                  .isEqualTo(
+                      SettingsCatalog.DATASOURCE_POOL_SIZE.parse(
+                          SettingsCatalog.DATASOURCE_POOL_SIZE.example()));
               assertThat(p.getSchema().getName()).isEqualTo(SettingsCatalog.SCHEMA_NAME.example());
               assertThat(p.isEnabled()).isTrue();
             });

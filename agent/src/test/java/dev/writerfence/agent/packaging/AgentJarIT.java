@@ -119,6 +119,34 @@ class AgentJarIT {
   }
 
   @Test
+  void theFencesPoolTravelsRelocatedWithoutItsIntegrationsOrTheApplicationsConfigurationFile() {
+    String hikari = SHADED + "com/zaxxer/hikari/";
+    assertThat(files)
+        .containsKey(hikari + "HikariDataSource.class")
+        .containsKey(hikari + "pool/HikariPool.class");
+    // Integrations with libraries the agent does not carry are left out (agent/pom.xml).
+    assertThat(classNames())
+        .noneMatch(n -> n.startsWith(hikari + "hibernate/"))
+        .noneMatch(n -> n.startsWith(hikari + "metrics/micrometer/"))
+        .noneMatch(n -> n.startsWith(hikari + "metrics/dropwizard/"))
+        .noneMatch(n -> n.startsWith(hikari + "metrics/prometheus/"))
+        .noneMatch(n -> n.startsWith(hikari + "util/JavassistProxyFactory"));
+    // The agent's pool reads its own configuration file property, never the application's.
+    String config =
+        new String(files.get(hikari + "HikariConfig.class"), StandardCharsets.ISO_8859_1);
+    assertThat(config)
+        .contains("dev.writerfence.agent.shaded.hikaricp.configurationFile")
+        .doesNotContainPattern("(?<!shaded\\.)hikaricp\\.configurationFile");
+    // And the agent's copy of core finds it by its relocated name: it pools.
+    String dataSources =
+        new String(
+            files.get(SHADED + "writerfence/config/DataSources.class"),
+            StandardCharsets.ISO_8859_1);
+    assertThat(dataSources)
+        .contains("dev.writerfence.agent.shaded.com.zaxxer.hikari.HikariDataSource");
+  }
+
+  @Test
   void serviceFilesNameRelocatedClassesThatExist() {
     List<String> problems = new ArrayList<>();
     files.forEach(

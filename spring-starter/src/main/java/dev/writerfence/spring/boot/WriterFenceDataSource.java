@@ -39,10 +39,11 @@ public final class WriterFenceDataSource implements DisposableBean {
   }
 
   /**
-   * A small pool of the fence's own (HikariCP), every wait bounded by the query timeout, as the
-   * core builds it from {@code writer-fence.datasource.*}. With {@code backend=advisory} the pool
-   * is grown, when smaller, to one connection more than {@code writer-fence.advisory.pool-size}
-   * (the store's pinned connections and attempts, plus one for the health check).
+   * A pool of the fence's own (HikariCP) of {@code writer-fence.datasource.pool-size} connections,
+   * every wait bounded by the query timeout, as the core builds it from {@code
+   * writer-fence.datasource.*}. With {@code backend=advisory} the pool is grown, when smaller, to
+   * one connection more than {@code writer-fence.advisory.pool-size} (the store's pinned
+   * connections and attempts, plus one for the health check).
    *
    * @param properties the bound settings, with {@code datasource.url} set
    * @return the pool; closed with the application context
@@ -53,6 +54,7 @@ public final class WriterFenceDataSource implements DisposableBean {
     put(p, "datasource.url", ds.getUrl());
     put(p, "datasource.username", ds.getUsername());
     put(p, "datasource.password", ds.getPassword());
+    put(p, "datasource.pool-size", String.valueOf(ds.getPoolSize()));
     put(p, "query-timeout", properties.getQueryTimeout().toMillis() + "ms");
     DataSource pool = WriterFenceSettings.fromProperties(p).dataSource();
     if (properties.isAdvisory() && HIKARI) {

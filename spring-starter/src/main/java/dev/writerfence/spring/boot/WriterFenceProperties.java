@@ -2,6 +2,7 @@ package dev.writerfence.spring.boot;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
@@ -389,6 +390,10 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
         () -> FenceSchema.checkIdentifier("schema.flyway.table", p.schema.flyway.table));
     check(
         errors,
+        "datasource.poolSize",
+        () -> SettingsCatalog.DATASOURCE_POOL_SIZE.parse(String.valueOf(p.datasource.poolSize)));
+    check(
+        errors,
         "datasource.url",
         () -> {
           String url = p.datasource.url;
@@ -644,6 +649,13 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
     /** Password of the fence's own database. */
     private String password;
 
+    /**
+     * Connections the fence's own pool (writer-fence.datasource.url) opens at most, however many
+     * threads call; a call that finds none free within the query timeout is unavailable. From 1 to
+     * 100. With backend=advisory the pool is grown to one more than advisory.pool-size.
+     */
+    private int poolSize = WriterFenceSettings.DEFAULT_POOL_SIZE;
+
     public String getUrl() {
       return url;
     }
@@ -666,6 +678,14 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
 
     public void setPassword(String password) {
       this.password = password;
+    }
+
+    public int getPoolSize() {
+      return poolSize;
+    }
+
+    public void setPoolSize(int poolSize) {
+      this.poolSize = poolSize;
     }
   }
 }
