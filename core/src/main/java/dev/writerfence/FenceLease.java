@@ -3,8 +3,11 @@ package dev.writerfence;
 import dev.writerfence.bootstrap.HeldFenceStack;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * One lease on one fence name, as the database granted it.
@@ -24,12 +27,18 @@ import java.util.UUID;
  * there is only as fresh as the last renewal's check, and the fencing token is what protects
  * storage. Lost is final; the fence's listeners hear of it once ({@link FenceListener#lost}).
  *
+ * <p>Three ways for the guarded code to learn of a loss: poll {@link #isValid()} or {@link
+ * #checkValid()} before each write (below); register {@link #onLost} to be called once when it
+ * happens; or let a fenced call interrupt its own thread on loss ({@link
+ * FenceRequest.Builder#interruptOnLoss}, {@code @WriterFenced(interruptOnLoss = true)}), which then
+ * ends in {@link FenceLostException}. The body overloads {@link WriterFence#callWithLease} and
+ * {@link WriterFence#runWithLease} hand the body its lease.
+ *
  * <p>A writer calls {@link #checkValid()} right before each storage write, and stamps the write
  * with the {@linkplain #fencingToken() fencing token}:
  *
  * <pre>{@code
- * fence.run(request, () -> {
- *   FenceLease lease = WriterFence.current("corpus").orElseThrow();
+ * fence.runWithLease(request, lease -> {
  *   for (Batch batch : batches) {
  *     lease.checkValid(); // FenceLostException: stop, write nothing more
  *     s3.putObject(put(batch).metadata(Map.of("fencing-token", "" + lease.fencingToken())), body);
@@ -73,6 +82,25 @@ public final class FenceLease {
      * @return why the lease was lost, or {@code null} while it is not lost
      */
     String lostReason();
+
+    /**
+     * @param callback told the reason once, when the lease is lost
+     * @return cancels: {@code true} when dropped before it ran; {@code null} when this state cannot
+     *     tell of a loss
+     */
+    BooleanSupplier onLost(Consumer<String> callback);
+  }
+
+  /** A callback registered with {@link #onLost}: cancel it when it is no longer wanted. */
+  @FunctionalInterface
+  public interface Registration {
+    /**
+     * Drops the callback if it has not run yet; it then never runs. Idempotent.
+     *
+     * @return {@code true} when this call dropped it before it ran; {@code false} when it ran or
+     *     runs now, was dropped before, or the lease was released (released callbacks never run)
+     */
+    boolean cancel();
   }
 
   FenceLease(
@@ -178,6 +206,52 @@ public final class FenceLease {
   }
 
   /**
+   * Asks to be told once when this lease is lost: a renewal found it expired or taken over, or no
+   * renewal confirmed it within its TTL (see the class description). Not on a release: a lease
+   * released before it was lost never runs its callbacks. Loss is final, so each callback runs at
+   * most once.
+   *
+   * <p>Where it runs: on a thread of the fence's renewal pool that exists for the notice (never its
+   * timer thread, so a slow callback cannot delay any lease's renewal; the callbacks of one lease
+   * run one after another, before the fence's {@link FenceListener#lost}), or, when the lease is
+   * lost already, on the calling thread before this method returns. A callback that throws is
+   * logged and ignored. A lease that another copy of writer-fence took (the agent's) is told by
+   * that copy the same way, when that copy is of this version or later.
+   *
+   * <p>Use it to stop work the guarded code cannot poll for: cancel a subscription or a future,
+   * close a stream, or interrupt a worker (a fenced call can ask for the interrupt of its own
+   * thread instead: {@link FenceRequest.Builder#interruptOnLoss}). The callback must not write
+   * under the lease.
+   *
+   * @param callback receives a {@link FenceLostException} naming the fence, the fencing token and
+   *     why; never {@code null}
+   * @return cancels the callback, for example when the work it would stop has ended; never {@code
+   *     null}
+   * @throws NullPointerException when {@code callback} is {@code null}
+   * @throws UnsupportedOperationException when the lease is another copy of writer-fence's and that
+   *     copy, older than this one, cannot tell of a loss
+   */
+  public Registration onLost(Consumer<? super FenceLostException> callback) {
+    Objects.requireNonNull(callback, "callback");
+    BooleanSupplier cancel;
+    try {
+      cancel = held.onLost(reason -> callback.accept(new FenceLostException(this, reason)));
+    } catch (LinkageError older) { // a held-fence stack of an older copy, without onLost
+      cancel = null;
+    }
+    if (cancel == null) {
+      throw new UnsupportedOperationException(
+          "writer-fence: the lease of fence '"
+              + fenceName
+              + "' (fencing token "
+              + fencingToken
+              + ") was taken by an older copy of writer-fence in this JVM, which cannot tell of a"
+              + " loss; poll isValid() or checkValid() instead");
+    }
+    return cancel::getAsBoolean;
+  }
+
+  /**
    * The fence's record of this hold: the one owner of its state.
    *
    * @throws IllegalArgumentException when another copy of writer-fence took the lease
@@ -229,6 +303,11 @@ public final class FenceLease {
     @Override
     public String lostReason() {
       return entry.lostReason();
+    }
+
+    @Override
+    public BooleanSupplier onLost(Consumer<String> callback) {
+      return entry.onLost(callback);
     }
   }
 

@@ -4,7 +4,9 @@ package dev.writerfence;
  * A lease is no longer held: a renewal found it expired or taken over, no renewal could confirm it
  * within its TTL, or it was released. Thrown by {@link FenceLease#checkValid()} so that a writer
  * stops before its next storage write; another holder may already write with a higher fencing
- * token.
+ * token. Also what a fenced call that asked to be interrupted on loss ({@link
+ * FenceRequest.Builder#interruptOnLoss}) ends with when its lease was lost while it ran, with what
+ * the guarded code threw as its cause.
  */
 public final class FenceLostException extends WriterFenceException {
   private static final long serialVersionUID = 1L;
@@ -17,6 +19,16 @@ public final class FenceLostException extends WriterFenceException {
    * @param reason why, in words
    */
   public FenceLostException(FenceLease lease, String reason) {
+    this(lease, reason, null);
+  }
+
+  /**
+   * @param lease the lease that is no longer held; never {@code null}
+   * @param reason why, in words
+   * @param cause what the guarded code threw when its thread was interrupted for the loss, or
+   *     {@code null}
+   */
+  public FenceLostException(FenceLease lease, String reason, Throwable cause) {
     super(
         lease.fenceName(),
         "writer-fence: fence '"
@@ -28,7 +40,7 @@ public final class FenceLostException extends WriterFenceException {
             + "') is no longer held: "
             + reason
             + "; do not write under it",
-        null);
+        cause);
     this.fencingToken = lease.fencingToken();
     this.reason = reason;
   }

@@ -8,8 +8,9 @@ import java.util.OptionalInt;
 
 /**
  * What a fenced call asks for: a fence name, and optionally a holder label, a TTL, a busy retry
- * policy and a priority in the fence's queue of waiters. Unset values take the defaults of the
- * {@link WriterFence} that runs the call.
+ * policy, a priority in the fence's queue of waiters, and whether the call's thread is interrupted
+ * when its lease is lost. Unset values take the defaults of the {@link WriterFence} that runs the
+ * call.
  *
  * <p>Immutable. Built with {@link #of(String)} or {@link #builder(String)}; the values are checked
  * at build time with {@link FenceArguments}; a given holder label is decorated with this instance
@@ -21,6 +22,7 @@ public final class FenceRequest {
   private final Duration ttl;
   private final BusyRetryPolicy retryPolicy;
   private final Integer priority;
+  private final boolean interruptOnLoss;
 
   private FenceRequest(Builder b) {
     this.fenceName = FenceArguments.fenceName(b.fenceName);
@@ -31,6 +33,7 @@ public final class FenceRequest {
     this.ttl = b.ttl;
     this.retryPolicy = b.retryPolicy;
     this.priority = b.priority == null ? null : FenceArguments.priority(b.priority);
+    this.interruptOnLoss = b.interruptOnLoss;
   }
 
   /**
@@ -89,6 +92,15 @@ public final class FenceRequest {
     return priority == null ? OptionalInt.empty() : OptionalInt.of(priority);
   }
 
+  /**
+   * @return {@code true} when the fenced call's thread is interrupted if its lease is lost while
+   *     the call runs, and the call then ends in {@link FenceLostException} ({@link
+   *     Builder#interruptOnLoss})
+   */
+  public boolean interruptOnLoss() {
+    return interruptOnLoss;
+  }
+
   /** The priority as core passes it on: {@code null} for the fence's default. */
   Integer priorityOrNull() {
     return priority;
@@ -106,6 +118,8 @@ public final class FenceRequest {
         + retryPolicy
         + ", priority="
         + priority
+        + ", interruptOnLoss="
+        + interruptOnLoss
         + "]";
   }
 
@@ -116,6 +130,7 @@ public final class FenceRequest {
     private Duration ttl;
     private BusyRetryPolicy retryPolicy;
     private Integer priority;
+    private boolean interruptOnLoss;
 
     private Builder(String fenceName) {
       this.fenceName = fenceName;
@@ -159,6 +174,28 @@ public final class FenceRequest {
      */
     public Builder priority(Integer priority) {
       this.priority = priority;
+      return this;
+    }
+
+    /**
+     * Whether the call's thread is interrupted when its lease is lost (a renewal found it taken
+     * over, or no renewal confirmed it within its TTL) while the call runs. The interrupt reaches
+     * the thread that entered the call, and only until the call ends: once it has ended the thread
+     * is never interrupted for it, and an interrupt the fence sent is cleared as the call ends, so
+     * the thread's next work does not inherit it (a thread interrupted already by someone else is
+     * left as it is). A call whose lease was lost before it ended throws {@link
+     * FenceLostException}, with what the guarded code threw (its {@code InterruptedException}, for
+     * example) as the cause, after the usual release; its result, if it returned one, is dropped. A
+     * nested call that joins a hold interrupts its thread while it runs, on the loss of that hold.
+     * A call that returns a {@code CompletionStage} is interrupted only until it returns; {@link
+     * FenceLease#onLost} can cancel the stage's own work. Default {@code false}: the guarded code
+     * polls {@link FenceLease#checkValid()} or registers {@link FenceLease#onLost}.
+     *
+     * @param interrupt {@code true} to interrupt
+     * @return this builder
+     */
+    public Builder interruptOnLoss(boolean interrupt) {
+      this.interruptOnLoss = interrupt;
       return this;
     }
 

@@ -10,6 +10,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -20,6 +22,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +94,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
   private volatile ScheduledFuture<?> nextRenewal;
   private volatile ScheduledFuture<?> watchdog;
   private volatile RuntimeException lastRenewalFailure;
+
+  // What runs once when it is lost (FenceLease.onLost, interrupts): guarded by this object.
+  private List<LossWatch> lossWatches; // null until the first is registered
+  private boolean lossTold; // the watches were taken to be told; later ones run at once
+  private Interrupter interrupter; // the acquiring call's, when it asked to be interrupted
 
   /**
    * @param sentNanos {@link System#nanoTime()} taken before the earliest acquire statement that may
@@ -241,8 +250,149 @@ final class HeldLease implements FencedCall, FenceLease.State {
     if (fence.keeper.kept.remove(this)) {
       cancelTasks();
     }
-    fence.keeper.lost(this, reason, fence.listener);
+    fence.keeper.lost(this, reason, fence.listener, this::tellLoss);
     return true;
+  }
+
+  /**
+   * Asks to be told once of the loss: see {@link FenceLease#onLost}. A lease that is lost already
+   * runs {@code callback} on this thread before this returns; a released one never runs it.
+   *
+   * @return cancels the request: {@code true} when the callback was dropped before it ran
+   */
+  @Override
+  public BooleanSupplier onLost(Consumer<String> callback) {
+    isValid(); // a lease whose time ran out is lost from now on
+    LossWatch watch = new LossWatch(this, callback);
+    String reason;
+    synchronized (this) {
+      reason = lossTold ? lostReason : null;
+      if (reason == null && lostReason == null && released) {
+        return watch; // released and never lost: nothing will be told
+      }
+      if (reason == null) {
+        if (lossWatches == null) {
+          lossWatches = new ArrayList<>(2);
+        }
+        lossWatches.add(watch);
+        return watch;
+      }
+    }
+    watch.tell(reason);
+    return watch;
+  }
+
+  /** The loss notice, off the renewal timer: every watch registered until now, once. */
+  private void tellLoss() {
+    List<LossWatch> watches;
+    String reason = lostReason;
+    synchronized (this) {
+      lossTold = true;
+      watches = lossWatches;
+      lossWatches = null;
+    }
+    if (watches != null) {
+      for (LossWatch watch : watches) {
+        watch.tell(reason);
+      }
+    }
+  }
+
+  /** Drops the watches of a lease released without being lost: a release is no loss. */
+  private synchronized void dropWatchesUnlessLost() {
+    if (lostReason == null) {
+      lossWatches = null;
+    }
+  }
+
+  private synchronized boolean removeWatch(LossWatch watch) {
+    return lossWatches != null && lossWatches.remove(watch);
+  }
+
+  /**
+   * Interrupts this thread, the one of the call that acquired, if the lease is lost before that
+   * call ends ({@link FenceRequest.Builder#interruptOnLoss}).
+   */
+  void interruptOnLoss() {
+    Interrupter i = new Interrupter(Thread.currentThread());
+    interrupter = i;
+    i.watch(onLost(i));
+  }
+
+  /** One request to be told of the loss: {@link FenceLease.Registration} to its holder. */
+  private static final class LossWatch implements BooleanSupplier {
+    private final HeldLease lease;
+    private final Consumer<String> callback;
+
+    LossWatch(HeldLease lease, Consumer<String> callback) {
+      this.lease = lease;
+      this.callback = callback;
+    }
+
+    void tell(String reason) {
+      ListenerCalls.callback(() -> callback.accept(reason), lease.fenceName);
+    }
+
+    /** Cancels: {@code true} when dropped before it ran. */
+    @Override
+    public boolean getAsBoolean() {
+      return lease.removeWatch(this);
+    }
+  }
+
+  /**
+   * The thread of a fenced call that asked to be interrupted when its lease is lost, while that
+   * call runs: {@link #disarm} at the call's end, on its thread, and from then on the thread is
+   * never interrupted by it (both hold this object's lock, so an interrupt is sent before the
+   * call's end or never).
+   */
+  static final class Interrupter implements Consumer<String> {
+    private final Thread thread;
+    private boolean armed = true;
+    private boolean interrupted; // this sent the interrupt
+    private BooleanSupplier registration;
+
+    Interrupter(Thread thread) {
+      this.thread = thread;
+    }
+
+    synchronized void watch(BooleanSupplier registered) {
+      registration = registered;
+    }
+
+    /** On the thread that tells of the loss. */
+    @Override
+    public synchronized void accept(String reason) {
+      if (!armed) {
+        return;
+      }
+      armed = false;
+      if (!thread.isInterrupted()) { // interrupted already by someone else: theirs stays theirs
+        interrupted = true;
+        thread.interrupt();
+      }
+    }
+
+    /**
+     * On the call's own thread as it ends: never interrupts from now on, and clears an interrupt it
+     * sent, so the thread's next work does not inherit it.
+     */
+    void disarm() {
+      BooleanSupplier r;
+      boolean clear;
+      synchronized (this) {
+        armed = false;
+        clear = interrupted;
+        interrupted = false;
+        r = registration;
+      }
+      if (r != null) {
+        r.getAsBoolean();
+      }
+      if (clear) {
+        Thread.interrupted();
+      }
+    }
   }
 
   /**
@@ -471,6 +621,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
       return false;
     }
     stopKeeping(fence.renewalWaitNanos);
+    dropWatchesUnlessLost();
     boolean freed;
     try {
       freed = fence.releaseRetry.executeSupplier(handle::release);
@@ -547,6 +698,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
       return;
     }
     stopKeeping(deadlineNanos - System.nanoTime());
+    dropWatchesUnlessLost();
     try {
       toldReleased(handle.release());
     } catch (RuntimeException e) {
@@ -608,6 +760,10 @@ final class HeldLease implements FencedCall, FenceLease.State {
     // The hold on this thread ends here; an asynchronous body keeps its lease until its stage
     // completes.
     HeldFenceStack.pop(entry);
+    Interrupter i = interrupter;
+    if (i != null) {
+      return exitInterruptible(i, returned, thrown, declaredReturnType);
+    }
     if (thrown == null && returned instanceof CompletionStage<?> stage) {
       CompletableFuture<Object> afterRelease = new CompletableFuture<>();
       stage.whenComplete(
@@ -627,6 +783,39 @@ final class HeldLease implements FencedCall, FenceLease.State {
       releaseAfter(thrown);
     }
     return returned;
+  }
+
+  /**
+   * The exit of a call that asked to be interrupted on loss: the thread is never interrupted from
+   * here on, the lease is released as usual, and a loss before this point ends the call in {@link
+   * FenceLostException}.
+   */
+  private Object exitInterruptible(
+      Interrupter i, Object returned, Throwable thrown, Class<?> declaredReturnType) {
+    i.disarm();
+    interrupter = null;
+    isValid(); // a lease whose time ran out is lost from now on
+    String reason = lostReason;
+    if (reason == null) {
+      return exit(returned, thrown, declaredReturnType);
+    }
+    FenceLostException lost = lostDuringTheCall(view(), reason, thrown);
+    if (!released) {
+      releaseAfter(lost);
+    }
+    throw lost;
+  }
+
+  /**
+   * @return what a call that asked to be interrupted on loss ends with once its lease was lost: the
+   *     body's own {@link FenceLostException} of that lease, or a new one with what the body threw
+   *     as its cause
+   */
+  static FenceLostException lostDuringTheCall(FenceLease lease, String reason, Throwable thrown) {
+    if (thrown instanceof FenceLostException own && own.fencingToken() == lease.fencingToken()) {
+      return own;
+    }
+    return new FenceLostException(lease, reason + " (while the fenced call ran)", thrown);
   }
 
   /** A hold as the held-fence stack shows it to every copy of core, in JDK types. */
@@ -689,6 +878,64 @@ final class HeldLease implements FencedCall, FenceLease.State {
     @Override
     public Duration ttl() {
       return held.ttl();
+    }
+
+    @Override
+    public BooleanSupplier onLost(Consumer<String> callback) {
+      return held.onLost(callback);
+    }
+  }
+
+  /**
+   * A fenced call inside a hold this thread took before that asked to be interrupted on loss: it
+   * releases nothing, interrupts its thread if the hold is lost while it runs, and then ends in
+   * {@link FenceLostException}.
+   */
+  static final class JoinedInterruptible implements FencedCall {
+    private final FenceLease outer;
+    private final Interrupter interrupter;
+
+    private JoinedInterruptible(FenceLease outer, Interrupter interrupter) {
+      this.outer = outer;
+      this.interrupter = interrupter;
+    }
+
+    /**
+     * @param outer the hold it joins, of any copy of core
+     * @throws UnsupportedOperationException when an older copy of core holds it, which cannot tell
+     *     of a loss; the method must not run
+     */
+    static JoinedInterruptible of(FenceLease outer) {
+      Interrupter i = new Interrupter(Thread.currentThread());
+      FenceLease.Registration r = outer.onLost(lost -> i.accept(lost.reason()));
+      i.watch(r::cancel);
+      return new JoinedInterruptible(outer, i);
+    }
+
+    @Override
+    public boolean joined() {
+      return true;
+    }
+
+    @Override
+    public FenceLease lease() {
+      return null;
+    }
+
+    @Override
+    public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
+      interrupter.disarm();
+      Optional<String> reason = outer.lostReason();
+      if (reason.isPresent()) {
+        throw lostDuringTheCall(outer, reason.get(), thrown);
+      }
+      return returned;
+    }
+
+    @Override
+    public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType)
+        throws Throwable {
+      return around(this, invocation, declaredReturnType);
     }
   }
 

@@ -61,8 +61,10 @@ final class LeaseAcquirer {
               String holderLabel,
               Duration ttl,
               BusyRetryPolicy retryPolicy,
-              Integer priority) {
-            return fence.acquirer.enter(fenceName, holderLabel, ttl, retryPolicy, priority, null);
+              Integer priority,
+              boolean interruptOnLoss) {
+            return fence.acquirer.enter(
+                fenceName, holderLabel, ttl, retryPolicy, priority, null, interruptOnLoss);
           }
 
           @Override
@@ -107,7 +109,8 @@ final class LeaseAcquirer {
         request.ttl().orElse(null),
         request.retryPolicy().orElse(null),
         request.priorityOrNull(),
-        request);
+        request,
+        request.interruptOnLoss());
   }
 
   /**
@@ -120,6 +123,7 @@ final class LeaseAcquirer {
    * @param priority {@code null} for the fence's default
    * @param request the request these values came from, or {@code null} (made if a listener needs
    *     it)
+   * @param interruptOnLoss interrupt this thread when the lease is lost before the call ends
    */
   FencedCall enter(
       String fenceName,
@@ -127,15 +131,24 @@ final class LeaseAcquirer {
       Duration ttl,
       BusyRetryPolicy policy,
       Integer priority,
-      FenceRequest request) {
+      FenceRequest request,
+      boolean interruptOnLoss) {
     // A hold of this domain on the thread, from a fenced call or an acquire, of any copy of core.
     // The stack is asked first: with no valid hold of the name at all, no domain is compared.
-    if (HeldFenceStack.holds(fenceName) && HeldFences.find(store, fenceName).isPresent()) {
-      return HeldLease.Joined.OUTER;
+    if (HeldFenceStack.holds(fenceName)) {
+      Optional<HeldFenceStack.Entry> outer = HeldFences.find(store, fenceName);
+      if (outer.isPresent()) {
+        return interruptOnLoss
+            ? HeldLease.JoinedInterruptible.of(FenceLease.of(outer.get()))
+            : HeldLease.Joined.OUTER;
+      }
     }
     refuseWhenClosed(fenceName);
     HeldLease lease =
         acquire(fenceName, holderLabel, ttl, policy, priority, request, true).orElseThrow().hold();
+    if (interruptOnLoss) {
+      lease.interruptOnLoss();
+    }
     // Pushed after it is kept: a lease the stack shows is renewed and watched.
     HeldFenceStack.push(lease.entry);
     return lease;

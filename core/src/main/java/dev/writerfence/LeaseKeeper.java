@@ -78,30 +78,37 @@ final class LeaseKeeper {
   }
 
   /**
-   * Tells the fence's listener of a lease that became lost (once, on whatever thread found it), and
-   * logs it.
+   * Tells of a lease that became lost (once, whoever found it): logs it, then runs {@code watches}
+   * (what asked to be told: interrupts and {@link FenceLease#onLost} callbacks) and tells the
+   * fence's listener, off the timer thread.
    */
-  void lost(HeldLease k, String reason, FenceListener listener) {
+  void lost(HeldLease k, String reason, FenceListener listener, Runnable watches) {
     LOG.warn(
         "writer-fence: lost the lease on fence '{}' (fencing token {}, holder '{}'): {}",
         k.fenceName(),
         k.fencingToken(),
         k.holderLabel(),
         reason);
+    Runnable call;
     if (listener == null) {
-      return;
+      call = watches;
+    } else {
+      FenceLease lease = k.view();
+      call =
+          () -> {
+            watches.run();
+            ListenerCalls.notify(() -> listener.lost(lease, reason));
+          };
     }
-    FenceLease lease = k.view();
-    Runnable call = () -> ListenerCalls.notify(() -> listener.lost(lease, reason));
-    // Never on the timer thread: a slow listener there would delay every other lease's renewal past
-    // its TTL. The statement pool starts a thread per task and close() lets running tasks finish,
-    // so a queued notice is not dropped either.
+    // Never on the timer thread: a slow listener or callback there would delay every other lease's
+    // renewal past its TTL. The statement pool starts a thread per task and close() lets running
+    // tasks finish, so a queued notice is not dropped either.
     if (!statements.isShutdown()) {
       try {
         statements.execute(call);
         return;
       } catch (RejectedExecutionException e) {
-        // shutting down: tell the listener here
+        // shutting down: tell them here
       }
     }
     call.run();

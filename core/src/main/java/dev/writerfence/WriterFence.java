@@ -71,8 +71,11 @@ import org.slf4j.LoggerFactory;
  *       process was paused). From then on {@link FenceLease#isValid()} is {@code false}, {@link
  *       FenceLease#checkValid()} throws {@link FenceLostException}, the listener hears {@link
  *       FenceListener#lost}, and the thread no longer counts as holding the fence. The guarded code
- *       keeps running: it learns of the loss from {@code checkValid()} before its next write. When
- *       its call ends the lease is still released (harmless: another holder's row is never freed).
+ *       keeps running: it learns of the loss from {@code checkValid()} before its next write, from
+ *       a callback it registered with {@link FenceLease#onLost}, or, when its request asked for it
+ *       ({@link FenceRequest.Builder#interruptOnLoss}), from an interrupt of its thread, and the
+ *       call then ends in {@link FenceLostException}. When its call ends the lease is still
+ *       released (harmless: another holder's row is never freed).
  *   <li><b>Shutdown.</b> One JVM shutdown hook per process, registered with the first lease,
  *       releases every lease the process still holds across all fences, within 2 s in all, so a
  *       SIGTERM in the middle of a pass frees the fence at once. {@link #close()} stops this
@@ -390,14 +393,50 @@ public final class WriterFence implements AutoCloseable {
    *     did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed; {@code body} did
    *     not run
+   * @throws FenceLostException when the request asked to be interrupted on loss ({@link
+   *     FenceRequest.Builder#interruptOnLoss}) and the lease was lost before {@code body} ended
    * @throws Exception what {@code body} threw, with any release failure attached as suppressed
    */
   public <T> T call(FenceRequest request, Callable<T> body) throws Exception {
     Objects.requireNonNull(body, "body");
+    return callWithLease(request, lease -> body.call());
+  }
+
+  /**
+   * Runs {@code body} under the fence, like {@link #call}, and hands it the lease it runs under:
+   * the one this call acquired, or the hold it joined. The body may throw a checked exception of
+   * its own, which this method throws as it is; a body that throws none makes this method throw
+   * none either ({@code E} is then inferred as {@link RuntimeException}).
+   *
+   * <pre>{@code
+   * long written = fence.callWithLease(request, lease -> {
+   *   lease.onLost(lost -> upload.abort()); // stop the transfer the moment the lease is gone
+   *   return upload.send(lease.fencingToken());
+   * });
+   * }</pre>
+   *
+   * @param request the request; never {@code null}
+   * @param body the guarded code, given the lease (never {@code null}); never {@code null}
+   * @param <T> the result type
+   * @param <E> what {@code body} may throw
+   * @return what {@code body} returned
+   * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
+   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceUnavailableException when the lease could not be confirmed, or the hold the
+   *     call joined was lost before {@code body} started; {@code body} did not run
+   * @throws FenceLostException when the request asked to be interrupted on loss ({@link
+   *     FenceRequest.Builder#interruptOnLoss}) and the lease was lost before {@code body} ended
+   * @throws E what {@code body} threw, with any release failure attached as suppressed
+   */
+  public <T, E extends Exception> T callWithLease(FenceRequest request, FencedFunction<T, E> body)
+      throws E {
+    Objects.requireNonNull(body, "body");
     FencedCall call = enter(request);
     T result;
     try {
-      result = body.call();
+      result = body.apply(leaseOf(call, request.fenceName()));
     } catch (Throwable t) {
       call.exit(null, t, Object.class);
       throw t;
@@ -422,18 +461,68 @@ public final class WriterFence implements AutoCloseable {
    *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
    *     did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
+   * @throws FenceLostException when the request asked to be interrupted on loss ({@link
+   *     FenceRequest.Builder#interruptOnLoss}) and the lease was lost before {@code body} ended
    * @throws E what {@code body} threw, with any release failure attached as suppressed
    */
   public <E extends Exception> void run(FenceRequest request, FencedRunnable<E> body) throws E {
     Objects.requireNonNull(body, "body");
-    FencedCall call = enter(request);
-    try {
-      body.run();
-    } catch (Throwable t) {
-      call.exit(null, t, Object.class);
-      throw t;
+    runWithLease(request, lease -> body.run());
+  }
+
+  /**
+   * Runs {@code body} under the fence, like {@link #run}, and hands it the lease it runs under: the
+   * one this call acquired, or the hold it joined.
+   *
+   * <pre>{@code
+   * fence.runWithLease(request, lease -> {
+   *   for (Batch batch : batches) {
+   *     lease.checkValid();
+   *     write(batch, lease.fencingToken());
+   *   }
+   * });
+   * }</pre>
+   *
+   * @param request the request; never {@code null}
+   * @param body the guarded code, given the lease (never {@code null}); never {@code null}
+   * @param <E> what {@code body} may throw
+   * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
+   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
+   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
+   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceUnavailableException when the lease could not be confirmed, or the hold the
+   *     call joined was lost before {@code body} started
+   * @throws FenceLostException when the request asked to be interrupted on loss ({@link
+   *     FenceRequest.Builder#interruptOnLoss}) and the lease was lost before {@code body} ended
+   * @throws E what {@code body} threw, with any release failure attached as suppressed
+   */
+  public <E extends Exception> void runWithLease(FenceRequest request, FencedConsumer<E> body)
+      throws E {
+    Objects.requireNonNull(body, "body");
+    callWithLease(
+        request,
+        lease -> {
+          body.accept(lease);
+          return null;
+        });
+  }
+
+  /** The lease a body runs under: the call's own, or the hold it joined. */
+  private FenceLease leaseOf(FencedCall call, String fenceName) {
+    FenceLease own = call.lease();
+    if (own != null) {
+      return own;
     }
-    call.exit(null, null, Object.class);
+    return currentLease(fenceName)
+        .orElseThrow(
+            () ->
+                new WriterFenceUnavailableException(
+                    fenceName,
+                    "writer-fence: fence '"
+                        + fenceName
+                        + "': the hold this call joined was lost before the guarded code started;"
+                        + " it does not run",
+                    null));
   }
 
   /**

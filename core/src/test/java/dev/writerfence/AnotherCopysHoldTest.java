@@ -108,12 +108,12 @@ class AnotherCopysHoldTest extends FenceTestSupport {
     assertThat(HeldFenceStack.held()).isEmpty();
   }
 
-  private static String domainOf(WriterFence fence) {
+  static String domainOf(WriterFence fence) {
     return ((PgLeaseStore) fence.store).exclusionDomain().orElseThrow();
   }
 
   /** A hold as another copy of core pushes it: JDK types only, its lease an object of its own. */
-  private record Hold(
+  record Hold(
       String fenceName,
       String domainName,
       String holderLabel,

@@ -124,4 +124,20 @@ public @interface WriterFenced {
    * @return {@link OnBusy#THROW} (the default) or {@link OnBusy#SKIP}
    */
   OnBusy onBusy() default OnBusy.THROW;
+
+  /**
+   * Whether the thread running the method is interrupted when its lease is lost (a renewal found it
+   * taken over, or no renewal confirmed it within its TTL) while the method runs. The method then
+   * sees an {@code InterruptedException} from a blocking call (or its interrupt flag set), and the
+   * call ends in {@code FenceLostException} with what the method threw as its cause, after the
+   * usual release; a result the method returned anyway is dropped. Only while the method runs: once
+   * the call has ended its thread is never interrupted for it, and an interrupt the fence sent is
+   * cleared as the call ends. A method returning a {@code CompletionStage} is interrupted only
+   * until it returns. Honoured alike by every weaving mode; the agent's {@code fence.methods}
+   * option is {@code interrupt-on-loss=true}.
+   *
+   * @return {@code true} to interrupt; {@code false} (the default) leaves the method to poll {@code
+   *     FenceLease.checkValid()}
+   */
+  boolean interruptOnLoss() default false;
 }

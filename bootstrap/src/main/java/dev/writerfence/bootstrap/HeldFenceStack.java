@@ -8,6 +8,8 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The fences the current thread holds, innermost first: pushed when a fenced call acquires and
@@ -92,6 +94,20 @@ public final class HeldFenceStack {
      * @return the TTL the lease was acquired with; never {@code null}
      */
     Duration ttl();
+
+    /**
+     * Asks to be told once when the lease is lost (not when it is released): {@code callback} gets
+     * the reason, on a thread of the copy of core that keeps the lease, or on the calling thread
+     * before this returns when the lease is lost already. A copy of core that cannot tell answers
+     * {@code null}.
+     *
+     * @param callback receives why the lease was lost; never {@code null}
+     * @return cancels the request: {@code true} when {@code callback} was dropped before it ran;
+     *     {@code null} when this entry cannot tell of a loss
+     */
+    default BooleanSupplier onLost(Consumer<String> callback) {
+      return null;
+    }
   }
 
   /**

@@ -427,7 +427,7 @@ public final class SettingsCatalog {
           .readBy(AGENT)
           .allowed(
               "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip]"
-                  + "[;retry.max-wait=DURATION], comma-separated")
+                  + "[;retry.max-wait=DURATION][;interrupt-on-loss=true|false], comma-separated")
           .example("com.acme.sync.Uploader#upload*=corpus/uploader;priority=10")
           .meaning("methods the agent fences, in code that cannot be recompiled")
           .build();

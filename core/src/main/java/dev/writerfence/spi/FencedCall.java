@@ -43,8 +43,11 @@ public interface FencedCall {
   /**
    * Ends the call: pops the hold, then releases the lease, unless the method returned a {@link
    * CompletionStage}, whose completion releases it instead. A lease the guarded code released
-   * itself is not released again. Never throws: a release failure is attached as suppressed to
-   * {@code thrown}, or logged as a warning when the method returned normally.
+   * itself is not released again. A release failure is attached as suppressed to {@code thrown}, or
+   * logged as a warning when the method returned normally. Throws only for a call that asked to be
+   * interrupted on loss ({@link dev.writerfence.FenceRequest.Builder#interruptOnLoss}) whose lease
+   * was lost before it ended: a {@link dev.writerfence.FenceLostException} with {@code thrown} as
+   * its cause, after the release; its thread is never interrupted for it after this.
    *
    * @param returned what the method returned; {@code null} for {@code void} or when it threw
    * @param thrown what the method threw, or {@code null}
@@ -54,6 +57,8 @@ public interface FencedCall {
    *     declaredReturnType} can hold a {@link CompletableFuture}: then a future that completes,
    *     with the stage's outcome, after the release (cancelling it neither cancels the stage nor
    *     releases early)
+   * @throws dev.writerfence.FenceLostException for a call that asked to be interrupted on loss,
+   *     when its lease was lost before the call ended
    */
   Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType);
 

@@ -50,13 +50,38 @@ public final class FencedCalls {
      *     fence's default
      * @return the call, to exit after the method
      */
+    default FencedCall enter(
+        WriterFence fence,
+        String fenceName,
+        String holderLabel,
+        Duration ttl,
+        BusyRetryPolicy retryPolicy,
+        Integer priority) {
+      return enter(fence, fenceName, holderLabel, ttl, retryPolicy, priority, false);
+    }
+
+    /**
+     * The same as {@link #enter(WriterFence, String, String, Duration, BusyRetryPolicy, Integer)},
+     * for a call that may ask to be interrupted on loss.
+     *
+     * @param fence the fence; never {@code null}
+     * @param fenceName a checked fence name; never {@code null}
+     * @param holderLabel as above, or {@code null} for the fence's default
+     * @param ttl a checked TTL, or {@code null} for the fence's default
+     * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
+     * @param priority a checked priority, or {@code null} for the fence's default
+     * @param interruptOnLoss interrupt the calling thread when the lease is lost before the call
+     *     ends ({@link FenceRequest.Builder#interruptOnLoss})
+     * @return the call, to exit after the method
+     */
     FencedCall enter(
         WriterFence fence,
         String fenceName,
         String holderLabel,
         Duration ttl,
         BusyRetryPolicy retryPolicy,
-        Integer priority);
+        Integer priority,
+        boolean interruptOnLoss);
 
     /**
      * @param fence the fence; never {@code null}

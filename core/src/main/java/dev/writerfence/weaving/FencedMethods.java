@@ -129,6 +129,7 @@ public final class FencedMethods {
     private final boolean retryOverridden;
     private final Integer priority;
     private final SkipOnBusy skip; // null: busy throws
+    private final boolean interruptOnLoss;
     private final FenceRequest constantRequest;
 
     private FencedMethod(WriterFenced a, String where, String returnTypeName) {
@@ -163,6 +164,7 @@ public final class FencedMethods {
               ? null
               : FenceArguments.priority(a.priority());
       this.skip = a.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(where, returnTypeName) : null;
+      this.interruptOnLoss = a.interruptOnLoss();
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
           name.isConstant() && !retryOverridden ? build(name.resolve(null), null) : null;
@@ -206,7 +208,9 @@ public final class FencedMethods {
       BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
       FencedCall call;
       try {
-        call = core(fence).enter(fence, fenceName, holderLabel, ttl, policy, priority);
+        call =
+            core(fence)
+                .enter(fence, fenceName, holderLabel, ttl, policy, priority, interruptOnLoss);
       } catch (WriterFenceBusyException busy) {
         if (skip == null) {
           throw busy;
@@ -235,6 +239,7 @@ public final class FencedMethods {
           .ttl(ttl)
           .retryPolicy(retryPolicy)
           .priority(priority)
+          .interruptOnLoss(interruptOnLoss)
           .build();
     }
 

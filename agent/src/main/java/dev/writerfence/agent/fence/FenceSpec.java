@@ -21,6 +21,7 @@ final class FenceSpec {
   private final String holderLabel;
   private final Integer priority;
   private final Duration maxWait;
+  private final boolean interruptOnLoss;
   private final SkipOnBusy skip; // null: busy throws
   private final FencedMethod annotated;
   private final IllegalArgumentException broken;
@@ -39,6 +40,7 @@ final class FenceSpec {
     this.holderLabel = pattern == null ? null : pattern.holderLabel();
     this.priority = pattern == null ? null : pattern.priority();
     this.maxWait = pattern == null ? null : pattern.maxWait();
+    this.interruptOnLoss = pattern != null && pattern.interruptOnLoss();
     this.skip = skip;
     this.annotated = annotated;
     this.broken = broken;
@@ -103,6 +105,7 @@ final class FenceSpec {
         .holderLabel(holderLabel)
         .priority(priority)
         .retryPolicy(retryPolicy)
+        .interruptOnLoss(interruptOnLoss)
         .build();
   }
 

@@ -17,16 +17,18 @@ import java.util.regex.Pattern;
 
 /**
  * One entry of {@code fence.methods}: {@code
- * CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]}.
- * {@code CLASS} is an exact binary class name ({@code com.acme.Outer$Inner}); {@code METHOD} a
- * method name in which {@code *} stands for any run of characters; {@code FENCE} a fence name or
- * template ({@code corpus:{0}}) and {@code HOLDER} a holder label, split at the last {@code /}.
- * Without {@code =} the fence name is the {@code fence-name} setting; without {@code /} the holder
- * is the {@code holder} setting. The options after {@code ;} are those of {@code @WriterFenced}:
- * {@code priority} (-100 to 100; default the {@code priority} setting), {@code on-busy} ({@code
- * throw}, the default, or {@code skip}) and {@code retry.max-wait} (a duration of at least 1 ms;
- * default the {@code retry.max-wait} setting). As {@code ,} separates entries, {@code ;} separates
- * options: neither can appear in a fence name or holder label written here.
+ * CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]
+ * [;interrupt-on-loss=true|false]}. {@code CLASS} is an exact binary class name ({@code
+ * com.acme.Outer$Inner}); {@code METHOD} a method name in which {@code *} stands for any run of
+ * characters; {@code FENCE} a fence name or template ({@code corpus:{0}}) and {@code HOLDER} a
+ * holder label, split at the last {@code /}. Without {@code =} the fence name is the {@code
+ * fence-name} setting; without {@code /} the holder is the {@code holder} setting. The options
+ * after {@code ;} are those of {@code @WriterFenced}: {@code priority} (-100 to 100; default the
+ * {@code priority} setting), {@code on-busy} ({@code throw}, the default, or {@code skip}), {@code
+ * retry.max-wait} (a duration of at least 1 ms; default the {@code retry.max-wait} setting) and
+ * {@code interrupt-on-loss} ({@code true} or {@code false}, the default: {@code interruptOnLoss}).
+ * As {@code ,} separates entries, {@code ;} separates options: neither can appear in a fence name
+ * or holder label written here.
  *
  * @param text the entry as written, for messages
  * @param className the exact binary class name
@@ -37,6 +39,7 @@ import java.util.regex.Pattern;
  * @param priority the priority in the fence's queue, or {@code null} for the fence's default
  * @param onBusy what a call does when the fence stays busy; never {@code null}
  * @param maxWait the longest a busy call waits, or {@code null} for the fence's default
+ * @param interruptOnLoss interrupt the call's thread when its lease is lost while the call runs
  */
 record MethodPattern(
     String text,
@@ -46,10 +49,12 @@ record MethodPattern(
     String holderLabel,
     Integer priority,
     OnBusy onBusy,
-    Duration maxWait) {
+    Duration maxWait,
+    boolean interruptOnLoss) {
   /** The form of an entry, for messages. */
   static final String FORM =
-      "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]";
+      "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]"
+          + "[;interrupt-on-loss=true|false]";
 
   private static final Pattern CLASS_NAME =
       Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*");
@@ -75,6 +80,7 @@ record MethodPattern(
     Integer priority = null;
     OnBusy onBusy = OnBusy.THROW;
     Duration maxWait = null;
+    boolean interruptOnLoss = false;
     Set<String> seen = new HashSet<>();
     for (int i = 1; i < parts.length; i++) {
       String option = parts[i].strip();
@@ -93,11 +99,13 @@ record MethodPattern(
                   BusyRetryPolicy.defaults()
                       .withMaxWait(SettingsCatalog.duration("retry.max-wait", value))
                       .maxWait();
+          case "interrupt-on-loss" -> interruptOnLoss = interruptOnLoss(value);
           default ->
               throw new IllegalArgumentException(
                   "option '"
                       + option
-                      + "' is not one of priority=N, on-busy=throw|skip, retry.max-wait=DURATION");
+                      + "' is not one of priority=N, on-busy=throw|skip, retry.max-wait=DURATION,"
+                      + " interrupt-on-loss=true|false");
         }
       } catch (IllegalArgumentException e) {
         throw bad(entry, String.valueOf(e.getMessage()).replaceFirst("^writer-fence: ", ""));
@@ -139,7 +147,8 @@ record MethodPattern(
           HolderLabel.of(holder), // decorated once, here
           priority,
           onBusy,
-          maxWait);
+          maxWait,
+          interruptOnLoss);
     } catch (IllegalArgumentException e) {
       throw bad(entry, e.getMessage());
     }
@@ -152,6 +161,16 @@ record MethodPattern(
       default ->
           throw new IllegalArgumentException(
               "on-busy '" + value + "' is not allowed: throw or skip");
+    };
+  }
+
+  private static boolean interruptOnLoss(String value) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              "interrupt-on-loss '" + value + "' is not allowed: true or false");
     };
   }
 

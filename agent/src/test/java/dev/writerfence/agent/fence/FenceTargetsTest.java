@@ -57,7 +57,9 @@ class FenceTargetsTest {
   void anEntrysOptionsReachTheRequestAndSkipOnAPrimitiveFailsClosedNamingTheType() {
     MethodPattern pattern =
         MethodPattern.parse(
-            Legacy.class.getName() + "#*=corpus/nightly;priority=-5;on-busy=skip;retry.max-wait=2s",
+            Legacy.class.getName()
+                + "#*=corpus/nightly;priority=-5;on-busy=skip;retry.max-wait=2s"
+                + ";interrupt-on-loss=true",
             Optional.empty());
     Map<MethodDescription, FenceSpec> fenced =
         new FenceTargets(List.of(pattern))
@@ -68,6 +70,7 @@ class FenceTargetsTest {
     assertThat(request.holderLabel()).hasValue("nightly@" + HolderLabel.instance());
     assertThat(request.priority()).hasValue(-5);
     assertThat(request.retryPolicy().orElseThrow().maxWait()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(request.interruptOnLoss()).isTrue();
     assertThat(walk.skipOnBusy()).isNotNull();
     assertThat(spec(fenced, "find").skipOnBusy()).isNotNull();
 

@@ -54,19 +54,25 @@ class MethodPatternTest {
   void optionsAfterSemicolonsSetPriorityOnBusyAndMaxWait() {
     MethodPattern p =
         MethodPattern.parse(
-            "com.acme.Nightly#walk=corpus/nightly; priority=-10 ;on-busy=SKIP;retry.max-wait=30s",
+            "com.acme.Nightly#walk=corpus/nightly; priority=-10 ;on-busy=SKIP;retry.max-wait=30s"
+                + ";interrupt-on-loss=TRUE",
             Optional.empty());
     assertThat(p.fenceName().toString()).isEqualTo("corpus");
     assertThat(p.holderLabel()).isEqualTo("nightly@" + HolderLabel.instance());
     assertThat(p.priority()).isEqualTo(-10);
     assertThat(p.onBusy()).isEqualTo(OnBusy.SKIP);
     assertThat(p.maxWait()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(p.interruptOnLoss()).isTrue();
 
     MethodPattern bare = MethodPattern.parse("a.B#x;on-busy=throw", Optional.of("corpus"));
     assertThat(bare.fenceName().toString()).isEqualTo("corpus");
     assertThat(bare.onBusy()).isEqualTo(OnBusy.THROW);
     assertThat(bare.priority()).isNull();
     assertThat(bare.maxWait()).isNull();
+    assertThat(bare.interruptOnLoss()).isFalse();
+    assertThat(MethodPattern.parse("a.B#x=f;interrupt-on-loss=false", Optional.empty()))
+        .extracting(MethodPattern::interruptOnLoss)
+        .isEqualTo(false);
 
     MethodPattern none = MethodPattern.parse("a.B#x=f", Optional.empty());
     assertThat(none.onBusy()).isEqualTo(OnBusy.THROW);
@@ -81,6 +87,8 @@ class MethodPatternTest {
     assertRejected("a.B#x=f;retry.max-wait=0ms", "at least 1 ms");
     assertRejected("a.B#x=f;retry.max-wait=soon", "is not a duration");
     assertRejected("a.B#x=f;max-wait=2s", "not one of priority=N, on-busy=throw|skip");
+    assertRejected(
+        "a.B#x=f;interrupt-on-loss=yes", "interrupt-on-loss 'yes' is not allowed: true or false");
     assertRejected("a.B#x=f;priority=1;priority=2", "option 'priority' is given twice");
   }
 

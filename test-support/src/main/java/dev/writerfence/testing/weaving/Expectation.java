@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -366,6 +367,61 @@ public enum Expectation {
       assertThat(lease.isValid()).as("valid after the method returned").isFalse();
       assertThat(WriterFence.current(name)).isEmpty();
       assertFreeAfterOneAcquire(rows, name);
+    }
+  },
+
+  /**
+   * {@code interruptOnLoss = true}: a method blocked in a sleep is interrupted when another writer
+   * takes its lease over, and the call ends in {@code FenceLostException} (in the agent its own
+   * relocated class of that name) with the method's exception as its cause; its thread is not left
+   * interrupted, and the other writer's row is not freed.
+   */
+  LOSS_INTERRUPTS_A_METHOD_THAT_OPTED_IN {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      CountDownLatch runs = new CountDownLatch(1);
+      AtomicBoolean interrupted = new AtomicBoolean();
+      AtomicBoolean flagLeft = new AtomicBoolean();
+      CompletableFuture<Throwable> call = new CompletableFuture<>();
+      Thread caller =
+          new Thread(
+              () -> {
+                call.complete(
+                    catchThrowable(
+                        () ->
+                            s.methodFenced()
+                                .writeInterruptedOnLoss(
+                                    name,
+                                    () -> {
+                                      runs.countDown();
+                                      try {
+                                        Thread.sleep(TimeUnit.SECONDS.toMillis(60));
+                                      } catch (InterruptedException e) {
+                                        interrupted.set(true);
+                                        throw new IllegalStateException("interrupted", e);
+                                      }
+                                    })));
+                flagLeft.set(Thread.currentThread().isInterrupted());
+              },
+              "weaving-contract-interrupted");
+      caller.setDaemon(true);
+      caller.start();
+      assertThat(runs.await(30, TimeUnit.SECONDS)).as("the method runs").isTrue();
+      UUID other = rows.takeOver(name);
+      try {
+        Throwable thrown = call.get(60, TimeUnit.SECONDS);
+        caller.join(TimeUnit.SECONDS.toMillis(10));
+        assertThat(interrupted).as("the method was interrupted").isTrue();
+        assertThat(thrown).as("the call's outcome").isNotNull();
+        assertThat(thrown.getClass().getSimpleName()).isEqualTo("FenceLostException");
+        assertThat(thrown)
+            .hasMessageContaining(name)
+            .hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(flagLeft).as("the thread left interrupted").isFalse();
+        assertThat(rows.row(name).orElseThrow().holderLabel()).isEqualTo("another-writer");
+      } finally {
+        rows.release(name, other);
+      }
     }
   };
 

@@ -48,6 +48,32 @@ final class LeaseRows {
     return token;
   }
 
+  /**
+   * Takes a held lease over behind its holder's back, as a writer would whose clock let it take the
+   * row: the holder's next renewal finds another holder token and the lease lost.
+   *
+   * @return the new holder token, to give the row back with {@link #release}
+   */
+  UUID takeOver(String fenceName) {
+    UUID token = UUID.randomUUID();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "UPDATE "
+                    + schema
+                    + ".lease SET holder_token = ?::uuid, holder_label = 'another-writer'"
+                    + " WHERE fence_name = ?")) {
+      s.setString(1, token.toString());
+      s.setString(2, fenceName);
+      if (s.executeUpdate() != 1) {
+        throw new IllegalStateException("fence '" + fenceName + "' has no row to take over");
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot take over the lease row of '" + fenceName + "'", e);
+    }
+    return token;
+  }
+
   void release(String fenceName, UUID holderToken) {
     query(
         "SELECT " + schema + ".release(?, ?::uuid)::int::bigint",

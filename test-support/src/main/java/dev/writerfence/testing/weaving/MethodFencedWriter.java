@@ -17,6 +17,12 @@ public class MethodFencedWriter {
   /** The priority of {@link #writePrioritized}. */
   public static final int PRIORITY = 42;
 
+  /**
+   * The TTL of {@link #writeInterruptedOnLoss}, in seconds: short, so that its renewal (every third
+   * of it) finds a takeover soon.
+   */
+  public static final int SHORT_TTL_SECONDS = 3;
+
   /** Creates the writer; a container may proxy it. */
   public MethodFencedWriter() {}
 
@@ -28,6 +34,22 @@ public class MethodFencedWriter {
    */
   @WriterFenced(value = "{0}", holder = HOLDER)
   public void write(String fenceName, Runnable body) {
+    body.run();
+  }
+
+  /**
+   * Runs {@code body} under the fence {@code fenceName}; its thread is interrupted if the lease is
+   * lost while it runs ({@code interruptOnLoss}).
+   *
+   * @param fenceName the fence name
+   * @param body what runs inside the method
+   */
+  @WriterFenced(
+      value = "{0}",
+      holder = HOLDER,
+      ttlSeconds = SHORT_TTL_SECONDS,
+      interruptOnLoss = true)
+  public void writeInterruptedOnLoss(String fenceName, Runnable body) {
     body.run();
   }
 

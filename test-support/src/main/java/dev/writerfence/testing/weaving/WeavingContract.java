@@ -97,4 +97,9 @@ public abstract class WeavingContract {
   void currentGivesTheLeaseInsideTheMethod() throws Exception {
     expect(Expectation.CURRENT_GIVES_THE_LEASE_INSIDE_THE_METHOD);
   }
+
+  @Test
+  void lossInterruptsAMethodThatOptedIn() throws Exception {
+    expect(Expectation.LOSS_INTERRUPTS_A_METHOD_THAT_OPTED_IN);
+  }
 }
