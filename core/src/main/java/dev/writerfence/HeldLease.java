@@ -96,8 +96,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
   private volatile RuntimeException lastRenewalFailure;
 
   // What runs once when it is lost (FenceLease.onLost, interrupts): guarded by this object.
-  private List<LossWatch> lossWatches; // null until the first is registered
-  private boolean lossTold; // the watches were taken to be told; later ones run at once
+  private List<LossWatch> lossWatches; // null until the first, and again once told or released
   private Interrupter interrupter; // the acquiring call's, when it asked to be interrupted
 
   /**
@@ -266,8 +265,8 @@ final class HeldLease implements FencedCall, FenceLease.State {
     LossWatch watch = new LossWatch(this, callback);
     String reason;
     synchronized (this) {
-      reason = lossTold ? lostReason : null;
-      if (reason == null && lostReason == null && released) {
+      reason = lostReason; // lost already: run now, not queued behind the notice
+      if (reason == null && released) {
         return watch; // released and never lost: nothing will be told
       }
       if (reason == null) {
@@ -287,7 +286,6 @@ final class HeldLease implements FencedCall, FenceLease.State {
     List<LossWatch> watches;
     String reason = lostReason;
     synchronized (this) {
-      lossTold = true;
       watches = lossWatches;
       lossWatches = null;
     }

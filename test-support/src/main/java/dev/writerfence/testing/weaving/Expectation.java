@@ -374,11 +374,14 @@ public enum Expectation {
    * {@code interruptOnLoss = true}: a method blocked in a sleep is interrupted when another writer
    * takes its lease over, and the call ends in {@code FenceLostException} (in the agent its own
    * relocated class of that name) with the method's exception as its cause; its thread is not left
-   * interrupted, and the other writer's row is not freed.
+   * interrupted, and the other writer's row is not freed. A callback the method registered with
+   * {@code WriterFence.current(name).onLost} (the application's copy of core, whichever copy took
+   * the lease) is told once.
    */
   LOSS_INTERRUPTS_A_METHOD_THAT_OPTED_IN {
     @Override
     void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      AtomicInteger told = new AtomicInteger();
       CountDownLatch runs = new CountDownLatch(1);
       AtomicBoolean interrupted = new AtomicBoolean();
       AtomicBoolean flagLeft = new AtomicBoolean();
@@ -393,6 +396,9 @@ public enum Expectation {
                                 .writeInterruptedOnLoss(
                                     name,
                                     () -> {
+                                      WriterFence.current(name)
+                                          .orElseThrow()
+                                          .onLost(lost -> told.incrementAndGet());
                                       runs.countDown();
                                       try {
                                         Thread.sleep(TimeUnit.SECONDS.toMillis(60));
@@ -419,6 +425,12 @@ public enum Expectation {
             .hasCauseInstanceOf(IllegalStateException.class);
         assertThat(flagLeft).as("the thread left interrupted").isFalse();
         assertThat(rows.row(name).orElseThrow().holderLabel()).isEqualTo("another-writer");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (told.get() == 0 && System.nanoTime() < deadline) {
+          Thread.sleep(20); // the callback runs after the interrupt, on the notice's thread
+        }
+        Thread.sleep(200);
+        assertThat(told).as("onLost callbacks run").hasValue(1);
       } finally {
         rows.release(name, other);
       }
