@@ -64,9 +64,10 @@ public interface FenceListener {
    * A held lease was lost: a renewal found it expired or taken over, or no renewal could confirm it
    * within its TTL (the database was unreachable or too slow, or the process was paused). Called
    * once per lost lease, on the fence's {@code writer-fence-renewal} thread, never for a lease that
-   * was released first. The guarded code may still be running: it learns of the loss from {@link
-   * FenceLease#checkValid()}. The lease is still released when its call ends (harmless: another
-   * holder's row is never freed).
+   * was released first, after the lease's own {@link FenceLease#onLost} callbacks. The guarded code
+   * may still be running: it learns of the loss from {@link FenceLease#checkValid()}, from those
+   * callbacks, or from an interrupt it asked for ({@link FenceRequest.Builder#interruptOnLoss}).
+   * The lease is still released when its call ends (harmless: another holder's row is never freed).
    *
    * @param lease the lost lease; {@link FenceLease#isValid()} is already {@code false}
    * @param reason why, in words

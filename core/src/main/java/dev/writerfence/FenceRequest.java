@@ -189,7 +189,11 @@ public final class FenceRequest {
      * nested call that joins a hold interrupts its thread while it runs, on the loss of that hold.
      * A call that returns a {@code CompletionStage} is interrupted only until it returns; {@link
      * FenceLease#onLost} can cancel the stage's own work. Default {@code false}: the guarded code
-     * polls {@link FenceLease#checkValid()} or registers {@link FenceLease#onLost}.
+     * polls {@link FenceLease#checkValid()} or registers {@link FenceLease#onLost}. For fenced
+     * calls ({@code call}, {@code run}, {@code callWithLease}, {@code runWithLease}, {@code
+     * callAsync}, the weaving modes' entry points); {@code acquire} and {@code tryAcquire}, whose
+     * caller may release on any thread, ignore it. A release (the call's own, {@link
+     * WriterFence#close}, the JVM shutdown hook) is no loss and interrupts nothing.
      *
      * @param interrupt {@code true} to interrupt
      * @return this builder
