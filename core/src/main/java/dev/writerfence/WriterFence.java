@@ -53,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * DataSource object) acquires its own lease. A hold ends when its fenced call ends; a lease the
  * guarded code released early through {@link #release} is held no more from that moment.
  *
+ * <p>Holds are per thread. Work handed to another thread runs inside them where the hand-off
+ * carries them: {@link #wrap(Runnable)} and the other {@code wrap} methods, Micrometer's
+ * context-propagation (the key {@code writer-fence.holds}), or the Spring Boot starter's task
+ * executors. A carried hold counts only while the lease it carries is valid.
+ *
  * <p>Lifecycle of a held lease (from {@link #call}, {@link #run}, {@link #callAsync}, a woven
  * method, and from {@link #acquire} or {@link #tryAcquire} until {@link #release}):
  *

@@ -1,10 +1,14 @@
 package dev.writerfence;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.writerfence.testing.ForkedJvm;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -214,6 +218,39 @@ class HandoffWrappersTest extends FenceTestSupport {
                 .get())
         .as("a pool thread after the tasks")
         .isFalse();
+  }
+
+  @Test
+  void C33_virtualThreadsThroughTheWrappersSeeTheParentsLeaseAndJoinIt() throws Exception {
+    Optional<String> java = ForkedJvm.newestJdk();
+    assumeTrue(
+        java.isPresent(),
+        "virtual threads need a JDK 21 or newer: none found (set WRITER_FENCE_NEWEST_JDK)");
+    long parent;
+    try (ForkedJvm process =
+        ForkedJvm.startOn(
+            java.get(),
+            List.of(),
+            ForkedJvm.testClassPath(),
+            VirtualThreadHandoff.class.getName(),
+            DB.jdbcUrl(),
+            SCHEMA,
+            name)) {
+      Duration answer = Duration.ofSeconds(60);
+      parent = Long.parseLong(process.awaitLine("parent ", answer).substring(7));
+      List<String> tasks = process.awaitLines("task ", 9, answer);
+      String late = process.awaitLine("late ", answer);
+      process.awaitLine("done", answer);
+
+      assertThat(tasks)
+          .as("every task on a virtual thread: the parent's lease, and a joined call's")
+          .containsOnly(
+              "task executor " + parent + " " + parent, "task thread " + parent + " " + parent)
+          .contains("task thread " + parent + " " + parent);
+      assertThat(late).as("the task that outlived the parent's call").isEqualTo("late -1");
+    }
+    assertThat(sql.fencingToken(name)).as("no second acquire").isEqualTo(parent);
+    assertThat(sql.state(name)).isEqualTo("free");
   }
 
   @Test

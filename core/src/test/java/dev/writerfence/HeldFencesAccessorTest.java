@@ -2,12 +2,15 @@ package dev.writerfence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.context.HeldFencesAccessor;
 import io.micrometer.context.ContextExecutorService;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.context.ThreadLocalAccessor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +42,55 @@ class HeldFencesAccessorTest extends FenceTestSupport {
         .extracting(ThreadLocalAccessor::key)
         .containsOnlyOnce(HeldFencesAccessor.KEY);
     assertThat(new HeldFencesAccessor().getValue()).as("outside any hold").isNull();
+  }
+
+  @Test
+  void eachRestoreUndoesTheLatestSetAndAnUnpairedRestoreChangesNothing() throws Exception {
+    WriterFence fence = fence();
+    HeldFencesAccessor accessor = new HeldFencesAccessor();
+    String parentName = name + "-parent";
+    List<String> seen =
+        fence.call(
+            FenceRequest.builder(parentName).build(),
+            () -> {
+              CarriedHolds parent = accessor.getValue();
+              return pool.submit(
+                      () ->
+                          fence.call(
+                              request("own"),
+                              () -> {
+                                List<String> s = new ArrayList<>();
+                                accessor.restore(); // nothing set on this thread: ignored
+                                s.add("unpaired restore " + holds(parentName));
+                                accessor.setValue(parent);
+                                s.add("set " + holds(parentName));
+                                accessor.setValue(); // cleared: hides nothing
+                                s.add("cleared " + holds(parentName));
+                                accessor.restore();
+                                s.add("cleared undone " + holds(parentName));
+                                accessor.restore(null);
+                                s.add("set undone " + holds(parentName));
+                                accessor.restore();
+                                s.add("unpaired again " + holds(parentName));
+                                return s;
+                              }))
+                  .get(30, TimeUnit.SECONDS);
+            });
+    assertThat(seen)
+        .containsExactly(
+            "unpaired restore own",
+            "set parent+own",
+            "cleared parent+own",
+            "cleared undone parent+own",
+            "set undone own",
+            "unpaired again own");
+  }
+
+  /** Which of the two holds this thread has: the parent's, its own ({@link #name}), or both. */
+  private String holds(String parentName) {
+    boolean parent = WriterFence.current(parentName).isPresent();
+    boolean own = WriterFence.current(name).isPresent();
+    return parent && own ? "parent+own" : parent ? "parent" : own ? "own" : "none";
   }
 
   @Test
