@@ -104,9 +104,11 @@ public final class WriterFenceSettings {
    *
    * @return the data source; a HikariCP pool is {@link AutoCloseable}
    * @throws IllegalArgumentException when {@code datasource.url} is missing or not a PostgreSQL
-   *     JDBC URL, or {@code datasource.pool-size} or {@code query-timeout} breaks its rule
+   *     JDBC URL, or {@code datasource.pool-size} or {@code query-timeout} breaks its rule (a pool
+   *     of one with {@code queue.listen=true}, whose listener would hold the only connection)
    */
   public DataSource dataSource() {
+    listenerPoolSize();
     return DataSources.create(
         url(),
         get(SettingsCatalog.DATASOURCE_USERNAME).orElse(null),
@@ -138,6 +140,23 @@ public final class WriterFenceSettings {
     }
     retryPolicy();
     advisoryPoolSize();
+    listenerPoolSize();
+  }
+
+  /**
+   * With {@code queue.listen=true} the release listener holds one connection of the pool while
+   * writers wait: a pool of one would leave none for their polls, and every wait would end
+   * unavailable.
+   */
+  private void listenerPoolSize() {
+    Optional<Integer> size = get(SettingsCatalog.DATASOURCE_POOL_SIZE);
+    if (size.isPresent() && size.get() < 2 && get(SettingsCatalog.QUEUE_LISTEN).orElse(false)) {
+      throw new IllegalArgumentException(
+          "writer-fence: datasource.pool-size '"
+              + size.get()
+              + "' is not allowed with queue.listen=true: at least 2 (the release listener holds"
+              + " one connection while writers wait)");
+    }
   }
 
   /**
