@@ -121,7 +121,7 @@ public final class SettingsCatalog {
           .allowed(
               "a whole number from 1 to "
                   + WriterFenceSettings.MAX_POOL_SIZE
-                  + " (with backend=advisory at least 2)")
+                  + " (with backend=advisory or queue.listen at least 2)")
           .example("6")
           .javaApi("(DataSource)")
           .meaning(

@@ -24,11 +24,13 @@ public final class WriterFenceSettings {
   public static final String PREFIX = SettingsCatalog.PREFIX;
 
   /**
-   * Connections of the fence's own pool when {@code datasource.pool-size} is not set: enough for
-   * the statements of ten busy fence names at once, since only a name's holder and the thread whose
-   * turn it is send statements (ADR 16, 37); measured with 1,000 callers on 10 names (ADR 45).
+   * Connections of the fence's own pool when {@code datasource.pool-size} is not set: one for each
+   * of ten fence names busy at once. Of a name's callers in one process only its holder and the
+   * caller whose turn it is send statements (ADR 16, 37), one at a time, so a name needs about one
+   * connection; with fewer, the hand-overs of different names wait for each other's statements.
+   * Measured with 1,000 callers on 10 names (ADR 45). HikariCP opens them only as calls need them.
    */
-  public static final int DEFAULT_POOL_SIZE = 4;
+  public static final int DEFAULT_POOL_SIZE = 10;
 
   /** The largest {@code datasource.pool-size}: PostgreSQL's default {@code max_connections}. */
   public static final int MAX_POOL_SIZE = 100;
@@ -102,9 +104,11 @@ public final class WriterFenceSettings {
    *
    * @return the data source; a HikariCP pool is {@link AutoCloseable}
    * @throws IllegalArgumentException when {@code datasource.url} is missing or not a PostgreSQL
-   *     JDBC URL, or {@code datasource.pool-size} or {@code query-timeout} breaks its rule
+   *     JDBC URL, or {@code datasource.pool-size} or {@code query-timeout} breaks its rule (a pool
+   *     of one with {@code queue.listen=true}, whose listener would hold the only connection)
    */
   public DataSource dataSource() {
+    listenerPoolSize();
     return DataSources.create(
         url(),
         get(SettingsCatalog.DATASOURCE_USERNAME).orElse(null),
@@ -136,6 +140,23 @@ public final class WriterFenceSettings {
     }
     retryPolicy();
     advisoryPoolSize();
+    listenerPoolSize();
+  }
+
+  /**
+   * With {@code queue.listen=true} the release listener holds one connection of the pool while
+   * writers wait: a pool of one would leave none for their polls, and every wait would end
+   * unavailable.
+   */
+  private void listenerPoolSize() {
+    Optional<Integer> size = get(SettingsCatalog.DATASOURCE_POOL_SIZE);
+    if (size.isPresent() && size.get() < 2 && get(SettingsCatalog.QUEUE_LISTEN).orElse(false)) {
+      throw new IllegalArgumentException(
+          "writer-fence: datasource.pool-size '"
+              + size.get()
+              + "' is not allowed with queue.listen=true: at least 2 (the release listener holds"
+              + " one connection while writers wait)");
+    }
   }
 
   /**

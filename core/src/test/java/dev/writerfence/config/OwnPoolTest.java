@@ -27,12 +27,12 @@ class OwnPoolTest {
   private static final EmbeddedDatabase DB = EmbeddedDatabase.get();
 
   @Test
-  void thePoolHasTheConfiguredSizeAndFourWhenUnset() throws Exception {
+  void thePoolHasTheConfiguredSizeAndTenWhenUnset() throws Exception {
     try (HikariDataSource unset = (HikariDataSource) settings().dataSource();
         HikariDataSource six = (HikariDataSource) settings("datasource.pool-size=6").dataSource()) {
       assertThat(unset.getMaximumPoolSize())
           .isEqualTo(WriterFenceSettings.DEFAULT_POOL_SIZE)
-          .isEqualTo(4);
+          .isEqualTo(10);
       assertThat(six.getMaximumPoolSize()).isEqualTo(6);
     }
   }

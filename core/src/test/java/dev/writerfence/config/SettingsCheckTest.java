@@ -48,6 +48,11 @@ class SettingsCheckTest {
         url,
         "backend=advisory",
         "datasource.pool-size=1");
+    assertRejected(
+        "datasource.pool-size '1' is not allowed with queue.listen=true: at least 2",
+        url,
+        "queue.listen=true",
+        "datasource.pool-size=1");
   }
 
   @Test

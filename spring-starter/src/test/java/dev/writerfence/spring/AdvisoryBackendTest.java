@@ -105,6 +105,8 @@ class AdvisoryBackendTest {
         .withPropertyValues(
             "writer-fence.datasource.url=" + DB.jdbcUrl(),
             "writer-fence.datasource.username=postgres",
+            // Smaller than the store needs: the starter grows it.
+            "writer-fence.datasource.pool-size=4",
             "writer-fence.advisory.pool-size=6")
         .run(
             context -> {
@@ -119,7 +121,7 @@ class AdvisoryBackendTest {
                           .getMaximumPoolSize())
                   .isEqualTo(7);
               assertHoldsTheLockWhileTheCallRuns(context);
-              // Five fences held at once: more than the core's pool of 4 would give.
+              // Five fences held at once: more than the advisory store's default of 4 would give.
               WriterFence fence = context.getBean(WriterFence.class);
               List<FenceLease> held = new ArrayList<>();
               try {

@@ -213,6 +213,8 @@ class AutoConfigurationTest {
         "writer-fence.schema.name=Bad-Name | writer-fence.schema.name",
         "writer-fence.backend=rowlock | writer-fence.backend",
         "writer-fence.advisory.pool-size=1 | writer-fence.advisory.pool-size",
+        "writer-fence.datasource.pool-size=0 | writer-fence.datasource.pool-size",
+        "writer-fence.datasource.pool-size=101 | writer-fence.datasource.pool-size",
         "writer-fence.holder=a\u200bb | writer-fence.holder",
         "writer-fence.datasource.url=jdbc:mysql://127.0.0.1/x | writer-fence.datasource.url"
       })
@@ -357,7 +359,7 @@ class AutoConfigurationTest {
   }
 
   @Test
-  void aDedicatedPoolHasTheConfiguredSizeAndABadSizeStopsTheStartUpNamingIt() {
+  void aDedicatedPoolHasTheConfiguredSizeAndOneIsRefusedWithQueueListen() {
     String url = EmbeddedDatabase.get().jdbcUrl();
     runner
         .withPropertyValues(
@@ -373,14 +375,16 @@ class AutoConfigurationTest {
             });
     runner
         .withPropertyValues(
-            "writer-fence.datasource.url=" + url, "writer-fence.datasource.pool-size=0")
+            "writer-fence.datasource.url=" + url,
+            "writer-fence.datasource.pool-size=1",
+            "writer-fence.queue.listen=true")
         .run(
             context ->
                 assertThat(context)
                     .getFailure()
                     .rootCause()
                     .hasMessageContaining("writer-fence.datasource.pool-size")
-                    .hasMessageContaining("'0' is not allowed: a whole number from 1 to 100"));
+                    .hasMessageContaining("not allowed with queue.listen=true: at least 2"));
   }
 
   @Test

@@ -11,15 +11,12 @@ import dev.writerfence.testing.ForkedJvm;
 import dev.writerfence.testing.Section;
 import dev.writerfence.testing.SectionChecker;
 import dev.writerfence.testing.SectionReport;
+import dev.writerfence.testing.ServerSessions;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -102,7 +97,7 @@ class VirtualThreadPoolIT {
     options.add("-javaagent:" + LegacyJvm.AGENT_JAR + "=config=" + agentConfig);
     options.add("-Dhikaricp.configurationFile=" + appPool);
 
-    SessionSampler sampler = new SessionSampler(role);
+    ServerSessions sampler = ServerSessions.of(DB.dataSource(), role);
     String outcomes;
     List<String> output;
     try (ForkedJvm app =
@@ -188,7 +183,7 @@ class VirtualThreadPoolIT {
     assertThat(sampler.max())
         .as("sessions of the fence's role at once, pool size %d", POOL_SIZE)
         .isBetween(1, POOL_SIZE + SLACK);
-    assertThat(sampler.foreignApplicationNames())
+    assertThat(sampler.applicationNames())
         .as("the agent's pool did not read the application's HikariCP configuration file")
         .doesNotContain("legacy-app");
   }
@@ -209,78 +204,5 @@ class VirtualThreadPoolIT {
       }
     }
     return entries.stream().collect(Collectors.joining(File.pathSeparator));
-  }
-
-  /**
-   * Counts, from the test's own connection, the server sessions of one role while a run goes on:
-   * the largest count seen, and the application names of those sessions.
-   */
-  private static final class SessionSampler {
-    private final String role;
-    private final AtomicBoolean running = new AtomicBoolean();
-    private final AtomicInteger max = new AtomicInteger();
-    private final AtomicInteger samples = new AtomicInteger();
-    private final List<String> names = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private Thread thread;
-    private volatile Throwable failure;
-
-    SessionSampler(String role) {
-      this.role = role;
-    }
-
-    void start() {
-      running.set(true);
-      thread = new Thread(this::sample, "pg-stat-activity-sampler");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    void stop() throws InterruptedException {
-      running.set(false);
-      thread.join();
-      if (failure != null) {
-        throw new AssertionError("sampling pg_stat_activity failed", failure);
-      }
-    }
-
-    int max() {
-      return max.get();
-    }
-
-    int samples() {
-      return samples.get();
-    }
-
-    List<String> foreignApplicationNames() {
-      return List.copyOf(names);
-    }
-
-    private void sample() {
-      try (Connection c = DB.dataSource().getConnection();
-          PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT count(*), string_agg(DISTINCT application_name, ',') FROM"
-                      + " pg_stat_activity WHERE usename = ? AND datname = 'postgres'")) {
-        ps.setString(1, role);
-        while (running.get()) {
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            max.accumulateAndGet(rs.getInt(1), Math::max);
-            String apps = rs.getString(2);
-            if (apps != null) {
-              for (String a : apps.split(",")) {
-                if (!a.isEmpty() && !names.contains(a)) {
-                  names.add(a);
-                }
-              }
-            }
-            samples.incrementAndGet();
-          }
-          Thread.sleep(5);
-        }
-      } catch (SQLException | InterruptedException | RuntimeException e) {
-        failure = e;
-      }
-    }
   }
 }

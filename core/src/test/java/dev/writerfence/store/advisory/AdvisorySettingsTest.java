@@ -45,6 +45,22 @@ class AdvisorySettingsTest {
   }
 
   @Test
+  void datasourcePoolSizeIsTheAdvisoryStoresLimitToo() throws Exception {
+    Properties p = new Properties();
+    p.setProperty("writer-fence.backend", "advisory");
+    p.setProperty("writer-fence.datasource.url", DB.jdbcUrl());
+    p.setProperty("writer-fence.datasource.username", "postgres");
+    p.setProperty("writer-fence.datasource.pool-size", "3");
+    WriterFenceSettings settings = WriterFenceSettings.fromProperties(p);
+    DataSource own = settings.dataSource();
+    try (WriterFence fence = settings.buildFence(own)) {
+      assertThat(((AdvisoryLockStore) FencedCalls.store(fence)).poolSize()).isEqualTo(3);
+    } finally {
+      ((AutoCloseable) own).close();
+    }
+  }
+
+  @Test
   void anUnknownBackendNamesBothAllowedOnes() {
     assertThatThrownBy(() -> settings("redis").buildFence(DB.dataSource()))
         .isInstanceOf(IllegalArgumentException.class)

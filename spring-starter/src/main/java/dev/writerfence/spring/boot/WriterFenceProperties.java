@@ -391,7 +391,16 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
     check(
         errors,
         "datasource.poolSize",
-        () -> SettingsCatalog.DATASOURCE_POOL_SIZE.parse(String.valueOf(p.datasource.poolSize)));
+        () -> {
+          SettingsCatalog.DATASOURCE_POOL_SIZE.parse(String.valueOf(p.datasource.poolSize));
+          if (p.datasource.url != null && p.datasource.poolSize < 2 && p.queue.listen) {
+            throw new IllegalArgumentException(
+                "writer-fence: datasource.pool-size '"
+                    + p.datasource.poolSize
+                    + "' is not allowed with queue.listen=true: at least 2 (the release listener"
+                    + " holds one connection while writers wait)");
+          }
+        });
     check(
         errors,
         "datasource.url",
