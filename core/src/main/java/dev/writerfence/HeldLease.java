@@ -586,6 +586,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
   }
 
   @Override
+  public HeldFenceStack.Entry entry() {
+    return entry;
+  }
+
+  @Override
   public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType) throws Throwable {
     return around(this, invocation, declaredReturnType);
   }
@@ -706,6 +711,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
     @Override
     public FenceLease lease() {
+      return null;
+    }
+
+    @Override
+    public HeldFenceStack.Entry entry() {
       return null;
     }
 
