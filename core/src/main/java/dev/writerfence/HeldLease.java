@@ -736,6 +736,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
   }
 
   @Override
+  public HeldFenceStack.Entry entry() {
+    return entry;
+  }
+
+  @Override
   public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType) throws Throwable {
     return around(this, invocation, declaredReturnType);
   }
@@ -921,6 +926,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
 
     @Override
+    public HeldFenceStack.Entry entry() {
+      return null;
+    }
+
+    @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
       interrupter.disarm();
       Optional<String> reason = outer.lostReason();
@@ -951,6 +961,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
     @Override
     public FenceLease lease() {
+      return null;
+    }
+
+    @Override
+    public HeldFenceStack.Entry entry() {
       return null;
     }
 

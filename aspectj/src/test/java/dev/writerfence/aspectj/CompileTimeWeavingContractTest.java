@@ -4,6 +4,8 @@ import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.weaving.InProcessWeavingContract;
 import dev.writerfence.testing.weaving.InterfaceFencedWriter;
 import dev.writerfence.testing.weaving.MethodFencedWriter;
+import dev.writerfence.testing.weaving.ReactiveFencedWriter;
+import dev.writerfence.testing.weaving.RefusedFencedWriter;
 import dev.writerfence.testing.weaving.TypeFencedWriter;
 import dev.writerfence.testing.weaving.WeavingSubject;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,6 +29,8 @@ class CompileTimeWeavingContractTest extends InProcessWeavingContract {
         TestFence.install(),
         new MethodFencedWriter(),
         new TypeFencedWriter(),
-        new InterfaceFencedWriter());
+        new InterfaceFencedWriter(),
+        new ReactiveFencedWriter(),
+        () -> new RefusedFencedWriter());
   }
 }

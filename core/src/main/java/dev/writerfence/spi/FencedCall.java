@@ -1,6 +1,7 @@
 package dev.writerfence.spi;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.bootstrap.HeldFenceStack;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -39,6 +40,16 @@ public interface FencedCall {
    *     hold
    */
   FenceLease lease();
+
+  /**
+   * The hold's entry on the held-fence stack, for a hold that travels with its work: a lazy result
+   * ({@code dev.writerfence.weaving.LazyResults}) takes it off the entering thread after {@link
+   * FencedCalls#enter} and puts it on the thread that subscribes, around the subscription.
+   *
+   * @return the entry {@link FencedCalls#enter} pushed on the entering thread, or {@code null} when
+   *     the call {@linkplain #joined() joined} a hold
+   */
+  HeldFenceStack.Entry entry();
 
   /**
    * Ends the call: pops the hold, then releases the lease, unless the method returned a {@link

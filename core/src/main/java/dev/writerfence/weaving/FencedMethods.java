@@ -23,6 +23,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,8 +102,32 @@ public final class FencedMethods {
    * @throws IllegalArgumentException when an attribute breaks its rule, naming {@code where}
    */
   public static FencedMethod of(WriterFenced annotation, String where, String returnTypeName) {
+    return of(annotation, where, returnTypeName, returnTypeName::equals, null);
+  }
+
+  /**
+   * Parses an annotation read without reflection on the method, with what decides how its result is
+   * held ({@link LazyResults#of}).
+   *
+   * @param annotation the annotation; never {@code null}
+   * @param where the annotated method, for the message
+   * @param returnTypeName the binary name of the method's declared return type; never {@code null}
+   * @param subtypeOf whether the declared return type is the named type or a subtype of it; never
+   *     {@code null}
+   * @param lastParameterTypeName the binary name of the last parameter's type, or {@code null} when
+   *     the method has none
+   * @return the parsed annotation
+   * @throws IllegalArgumentException when an attribute breaks its rule, or the result type cannot
+   *     be held ({@link LazyResults#of}), naming {@code where}
+   */
+  public static FencedMethod of(
+      WriterFenced annotation,
+      String where,
+      String returnTypeName,
+      Predicate<String> subtypeOf,
+      String lastParameterTypeName) {
     try {
-      return new FencedMethod(annotation, where, returnTypeName);
+      return new FencedMethod(annotation, where, returnTypeName, subtypeOf, lastParameterTypeName);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           e.getMessage() + " (in @WriterFenced on " + where + ")", e);
@@ -117,7 +142,14 @@ public final class FencedMethods {
     if (annotation == null) {
       return Optional.empty();
     }
-    return Optional.of(of(annotation, method.toGenericString(), method.getReturnType().getName()));
+    Class<?>[] parameters = method.getParameterTypes();
+    return Optional.of(
+        of(
+            annotation,
+            method.toGenericString(),
+            method.getReturnType().getName(),
+            LazyResults.subtypeOf(method.getReturnType()),
+            parameters.length == 0 ? null : parameters[parameters.length - 1].getName()));
   }
 
   /** One annotated method: its name template and the request values that do not vary. */
@@ -130,9 +162,15 @@ public final class FencedMethods {
     private final Integer priority;
     private final SkipOnBusy skip; // null: busy throws
     private final boolean interruptOnLoss;
+    private final LazyResults.LazyResult lazy; // null: held until the method returns
     private final FenceRequest constantRequest;
 
-    private FencedMethod(WriterFenced a, String where, String returnTypeName) {
+    private FencedMethod(
+        WriterFenced a,
+        String where,
+        String returnTypeName,
+        Predicate<String> subtypeOf,
+        String lastParameterTypeName) {
       this.annotation = a;
       this.name = FenceNameTemplate.parse(a.value());
       // Decorated here, once per method: a call passes the label as it is.
@@ -165,6 +203,7 @@ public final class FencedMethods {
               : FenceArguments.priority(a.priority());
       this.skip = a.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(where, returnTypeName) : null;
       this.interruptOnLoss = a.interruptOnLoss();
+      this.lazy = LazyResults.of(where, returnTypeName, subtypeOf, lastParameterTypeName, skip);
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
           name.isConstant() && !retryOverridden ? build(name.resolve(null), null) : null;
@@ -186,10 +225,20 @@ public final class FencedMethods {
     }
 
     /**
+     * @return how a call's lazy result is held per subscription, or empty when the method's result
+     *     is held until it returns (or a returned {@code CompletionStage} completes)
+     */
+    public Optional<LazyResults.LazyResult> lazyResult() {
+      return Optional.ofNullable(lazy);
+    }
+
+    /**
      * Runs one call of the method under {@code fence}: like {@link FencedCalls#proceed} with {@link
      * #request}'s request, but with the values ready (only the fence name is resolved and checked
      * per call) and no request built. With {@code onBusy = SKIP}, busy returns {@link
-     * SkipOnBusy#skip}'s value and the method does not run.
+     * SkipOnBusy#skip}'s value and the method does not run. A lazy result ({@link #lazyResult()})
+     * is deferred: the method runs, and the fence is entered, at each subscription of what this
+     * returns.
      *
      * @param fence the fence; never {@code null}
      * @param args the call's arguments
@@ -206,6 +255,13 @@ public final class FencedMethods {
         throws Throwable {
       String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
       BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
+      if (lazy != null) {
+        FencedCalls.Core c = core(fence);
+        return lazy.defer(
+            declaredReturnType,
+            () -> c.enter(fence, fenceName, holderLabel, ttl, policy, priority),
+            invocation);
+      }
       FencedCall call;
       try {
         call =
@@ -269,11 +325,11 @@ public final class FencedMethods {
    * What a fenced method returns when its call is skipped because the fence stayed busy ({@code
    * onBusy = SKIP}): {@code null} for a reference type (nothing for {@code void}), an empty {@code
    * Optional} (also {@code OptionalInt}, {@code OptionalLong}, {@code OptionalDouble}), a completed
-   * future of {@code null} for {@code CompletionStage}, {@code CompletableFuture} and {@code
-   * Future}. Decided once per method from its declared return type; a primitive other than {@code
-   * void} has no value to return and is refused. Each skip is logged at DEBUG (a scheduled job on
-   * several instances skips on all but one of them every run); a fence listener still hears of the
-   * busy answer.
+   * future of {@code null} for {@code CompletionStage} and {@code CompletableFuture}; a lazy result
+   * ({@link LazyResults}) completes empty instead. Decided once per method from its declared return
+   * type; a primitive other than {@code void} has no value to return and is refused. Each skip is
+   * logged at DEBUG (a scheduled job on several instances skips on all but one of them every run);
+   * a fence listener still hears of the busy answer.
    */
   public static final class SkipOnBusy {
     private enum Value {
@@ -308,9 +364,7 @@ public final class FencedMethods {
             case "java.util.OptionalInt" -> Value.OPTIONAL_INT;
             case "java.util.OptionalLong" -> Value.OPTIONAL_LONG;
             case "java.util.OptionalDouble" -> Value.OPTIONAL_DOUBLE;
-            case "java.util.concurrent.CompletionStage",
-                "java.util.concurrent.CompletableFuture",
-                "java.util.concurrent.Future" ->
+            case "java.util.concurrent.CompletionStage", "java.util.concurrent.CompletableFuture" ->
                 Value.FUTURE;
             case "boolean", "byte", "char", "short", "int", "long", "float", "double" ->
                 throw new IllegalArgumentException(
@@ -334,12 +388,7 @@ public final class FencedMethods {
      * @return {@code null}, an empty optional, or a new completed future of {@code null}
      */
     public Object skip(WriterFenceBusyException busy) {
-      if (LOG.isDebugEnabled()) {
-        LOG.debug(
-            "writer-fence: {} skipped (onBusy = SKIP), the method did not run: {}",
-            where,
-            busy.getMessage());
-      }
+      skipped(busy.getMessage());
       return switch (value) {
         case NULL -> null;
         case OPTIONAL -> Optional.empty();
@@ -348,6 +397,16 @@ public final class FencedMethods {
         case OPTIONAL_DOUBLE -> OptionalDouble.empty();
         case FUTURE -> CompletableFuture.completedFuture(null);
       };
+    }
+
+    /** Logs a skipped call at DEBUG, with the busy answer's message. */
+    void skipped(String busyMessage) {
+      if (LOG.isDebugEnabled()) {
+        LOG.debug(
+            "writer-fence: {} skipped (onBusy = SKIP), the method did not run: {}",
+            where,
+            busyMessage);
+      }
     }
 
     @Override

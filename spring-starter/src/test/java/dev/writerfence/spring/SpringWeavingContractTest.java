@@ -6,12 +6,17 @@ import dev.writerfence.testing.weaving.InProcessWeavingContract;
 import dev.writerfence.testing.weaving.InterfaceFenced;
 import dev.writerfence.testing.weaving.InterfaceFencedWriter;
 import dev.writerfence.testing.weaving.MethodFencedWriter;
+import dev.writerfence.testing.weaving.ReactiveFencedWriter;
+import dev.writerfence.testing.weaving.RefusedFencedWriter;
 import dev.writerfence.testing.weaving.TypeFencedWriter;
 import dev.writerfence.testing.weaving.WeavingSubject;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -32,6 +37,7 @@ class SpringWeavingContractTest extends InProcessWeavingContract {
   @Autowired MethodFencedWriter methodFenced;
   @Autowired TypeFencedWriter typeFenced;
   @Autowired InterfaceFenced interfaceFenced;
+  @Autowired ReactiveFencedWriter reactiveFenced;
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
@@ -47,7 +53,38 @@ class SpringWeavingContractTest extends InProcessWeavingContract {
         fence,
         methodFenced,
         typeFenced,
-        interfaceFenced);
+        interfaceFenced,
+        reactiveFenced,
+        SpringWeavingContractTest::refusedAtStartUp);
+  }
+
+  /**
+   * A context with the writer whose result cannot be held: the advisor refuses it as the context
+   * starts, so this throws.
+   */
+  private static RefusedFencedWriter refusedAtStartUp() {
+    try (ConfigurableApplicationContext context =
+        new SpringApplicationBuilder(RefusedApp.class)
+            .web(WebApplicationType.NONE)
+            .properties(
+                "spring.datasource.url=" + EmbeddedDatabase.get().jdbcUrl(),
+                "spring.datasource.username=postgres",
+                "spring.flyway.enabled=false",
+                "spring.liquibase.enabled=false",
+                "logging.level.root=WARN")
+            .run()) {
+      return context.getBean(RefusedFencedWriter.class);
+    }
+  }
+
+  /** The writer whose result cannot be held, with the starter's auto-configuration. */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class RefusedApp {
+    @Bean
+    RefusedFencedWriter refusedFencedWriter() {
+      return new RefusedFencedWriter();
+    }
   }
 
   /** The contract's writers as beans, and the starter's auto-configuration. */
@@ -67,6 +104,11 @@ class SpringWeavingContractTest extends InProcessWeavingContract {
     @Bean
     InterfaceFenced interfaceFencedWriter() {
       return new InterfaceFencedWriter();
+    }
+
+    @Bean
+    ReactiveFencedWriter reactiveFencedWriter() {
+      return new ReactiveFencedWriter();
     }
   }
 }

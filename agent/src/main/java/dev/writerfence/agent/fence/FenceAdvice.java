@@ -1,5 +1,6 @@
 package dev.writerfence.agent.fence;
 
+import java.lang.reflect.Method;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
@@ -30,6 +31,26 @@ final class FenceAdvice {
         @Advice.Origin Class<?> type,
         @Advice.AllArguments Object[] args) {
       return FenceDispatch.enter(key, type, args);
+    }
+  }
+
+  /**
+   * For methods returning a lazy result (a Reactor {@code Mono} or {@code Flux}, an RxJava 3 type):
+   * the body cannot be deferred in place, so this enter part skips it and hands the exit part a
+   * result that, at each subscription, enters the fence and runs the method again by reflection,
+   * marked to pass through this advice unfenced once ({@link FenceDispatch#defer}).
+   */
+  static final class LazyEnter {
+    private LazyEnter() {}
+
+    @Advice.OnMethodEnter(skipOn = FenceDispatch.Skipped.class)
+    static Object enter(
+        @Advice.Origin(KEY) String key,
+        @Advice.Origin Class<?> type,
+        @Advice.Origin Method method,
+        @Advice.This(optional = true) Object self,
+        @Advice.AllArguments Object[] args) {
+      return FenceDispatch.defer(key, type, method, self, args);
     }
   }
 

@@ -1,11 +1,16 @@
 package dev.writerfence.agent.fence;
 
+import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceException;
 import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.spi.FencedCall;
 import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.spi.FencedInvocation;
+import dev.writerfence.weaving.LazyResults;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +28,9 @@ public final class FenceDispatch {
   private static final Map<String, FenceSpec> SPECS = new ConcurrentHashMap<>();
   private static volatile Properties settings;
   private static volatile WriterFence fence;
+
+  /** The key of the method whose next invocation on this thread runs its body unfenced. */
+  private static final ThreadLocal<String> PASS_THROUGH = new ThreadLocal<>();
 
   private FenceDispatch() {}
 
@@ -101,6 +109,64 @@ public final class FenceDispatch {
       return returned;
     }
     return e.call().exit(returned, thrown, e.returnType());
+  }
+
+  /**
+   * The enter advice of a method returning a lazy result ({@link FenceSpec#lazy()}): the method's
+   * body does not run now. The caller gets, through {@link Skipped}, a result of the method's type
+   * that at each subscription enters the fence with this call's request (its fence name resolved
+   * now) and runs the method again by reflection, on the subscribing thread, with a mark that makes
+   * this advice let that one invocation through to the body unfenced; the hold then lasts until the
+   * subscription completes, fails or is cancelled ({@link LazyResults}).
+   *
+   * @param key the instrumented method, {@code type.method(descriptor)}
+   * @param type the class whose method is fenced
+   * @param method the method itself
+   * @param self the instance, or {@code null} for a static method
+   * @param args the call's arguments
+   * @return {@code null} for the marked invocation (its body runs), else a {@link Skipped} holding
+   *     the deferred result
+   * @throws IllegalArgumentException when the fence name cannot be resolved, or the spec is broken
+   * @throws IllegalStateException when no spec was registered for {@code key}
+   */
+  public static Object defer(String key, Class<?> type, Method method, Object self, Object[] args) {
+    if (PASS_THROUGH.get() == key) {
+      PASS_THROUGH.remove(); // this invocation only: a fenced call inside the body is fenced
+      return null;
+    }
+    FenceSpec spec = SPECS.get(key);
+    if (spec == null || spec.lazy() == null) {
+      throw new IllegalStateException(
+          "writer-fence agent: no lazy fence is known for " + key + "; the method does not run");
+    }
+    WriterFence f;
+    try {
+      f = fence();
+    } catch (WriterFenceException e) {
+      throw CallerExceptions.forCaller(type, e);
+    }
+    FenceRequest request = spec.request(args, f.defaultRetryPolicy());
+    method.setAccessible(true);
+    LazyResults.Enter enter =
+        () -> {
+          try {
+            return FencedCalls.enter(f, request);
+          } catch (WriterFenceException e) {
+            throw CallerExceptions.forCaller(type, e);
+          }
+        };
+    FencedInvocation invocation =
+        () -> {
+          PASS_THROUGH.set(key);
+          try {
+            return method.invoke(self, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          } finally {
+            PASS_THROUGH.remove();
+          }
+        };
+    return new Skipped(spec.lazy().defer(method.getReturnType(), enter, invocation));
   }
 
   private static WriterFence fence() {

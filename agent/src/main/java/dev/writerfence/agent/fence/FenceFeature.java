@@ -119,10 +119,13 @@ public final class FenceFeature implements AgentFeature {
     Map<MethodDescription, FenceSpec> fenced = targets.fencedMethods(type);
     ElementMatcher.Junction<MethodDescription> plain = ElementMatchers.none();
     ElementMatcher.Junction<MethodDescription> returning = ElementMatchers.none();
+    ElementMatcher.Junction<MethodDescription> lazy = ElementMatchers.none();
     for (Map.Entry<MethodDescription, FenceSpec> e : fenced.entrySet()) {
       MethodDescription m = e.getKey();
       FenceDispatch.register(FenceTargets.key(type, m), e.getValue());
-      if (m.getReturnType().isPrimitive()) { // void included
+      if (e.getValue().lazy() != null) {
+        lazy = lazy.or(ElementMatchers.is(m));
+      } else if (m.getReturnType().isPrimitive()) { // void included
         plain = plain.or(ElementMatchers.is(m));
       } else {
         returning = returning.or(ElementMatchers.is(m));
@@ -130,7 +133,8 @@ public final class FenceFeature implements AgentFeature {
     }
     return builder
         .visit(Advice.to(FenceAdvice.Enter.class, FenceAdvice.PlainExit.class).on(plain))
-        .visit(Advice.to(FenceAdvice.Enter.class, FenceAdvice.ReturningExit.class).on(returning));
+        .visit(Advice.to(FenceAdvice.Enter.class, FenceAdvice.ReturningExit.class).on(returning))
+        .visit(Advice.to(FenceAdvice.LazyEnter.class, FenceAdvice.ReturningExit.class).on(lazy));
   }
 
   /** Checks what premain can check without JDBC: the patterns, the data source, every value. */

@@ -6,8 +6,10 @@ import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import dev.writerfence.weaving.FencedMethods.FencedMethod;
 import dev.writerfence.weaving.FencedMethods.SkipOnBusy;
+import dev.writerfence.weaving.LazyResults;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * What one instrumented method asks of the fence, decided when its class was transformed: from a
@@ -26,6 +28,7 @@ final class FenceSpec {
   private final FencedMethod annotated;
   private final IllegalArgumentException broken;
   private final Class<?> exitReturnType;
+  private final LazyResults.LazyResult lazy; // null: held until the method returns
   private final FenceRequest constantRequest;
 
   private FenceSpec(
@@ -34,7 +37,8 @@ final class FenceSpec {
       SkipOnBusy skip,
       FencedMethod annotated,
       IllegalArgumentException broken,
-      boolean returnsFuture) {
+      boolean returnsFuture,
+      LazyResults.LazyResult lazy) {
     this.method = method;
     this.fenceName = pattern == null ? null : pattern.fenceName();
     this.holderLabel = pattern == null ? null : pattern.holderLabel();
@@ -48,6 +52,7 @@ final class FenceSpec {
     // while its class is being transformed; FencedCall.exit only asks whether it can hold a
     // CompletableFuture.
     this.exitReturnType = returnsFuture ? CompletableFuture.class : Void.class;
+    this.lazy = lazy;
     this.constantRequest =
         fenceName != null && fenceName.isConstant() && maxWait == null
             ? build(fenceName.resolve(null), null)
@@ -61,19 +66,32 @@ final class FenceSpec {
    *     returns a primitive other than {@code void}
    */
   static FenceSpec configured(
-      String method, MethodPattern pattern, String returnTypeName, boolean returnsFuture) {
+      String method,
+      MethodPattern pattern,
+      String returnTypeName,
+      boolean returnsFuture,
+      Predicate<String> subtypeOf,
+      String lastParameterTypeName) {
     SkipOnBusy skip =
         pattern.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(method, returnTypeName) : null;
-    return new FenceSpec(method, pattern, skip, null, null, returnsFuture);
+    LazyResults.LazyResult lazy =
+        LazyResults.of(method, returnTypeName, subtypeOf, lastParameterTypeName, skip);
+    return new FenceSpec(method, pattern, skip, null, null, returnsFuture, lazy);
   }
 
   static FenceSpec annotated(String method, FencedMethod annotated, boolean returnsFuture) {
     return new FenceSpec(
-        method, null, annotated.skipOnBusy().orElse(null), annotated, null, returnsFuture);
+        method,
+        null,
+        annotated.skipOnBusy().orElse(null),
+        annotated,
+        null,
+        returnsFuture,
+        annotated.lazyResult().orElse(null));
   }
 
   static FenceSpec broken(String method, IllegalArgumentException why) {
-    return new FenceSpec(method, null, null, null, why, false);
+    return new FenceSpec(method, null, null, null, why, false, null);
   }
 
   /**
@@ -123,6 +141,14 @@ final class FenceSpec {
    */
   Class<?> exitReturnType() {
     return exitReturnType;
+  }
+
+  /**
+   * @return how the method's lazy result is held per subscription, or {@code null} when it is held
+   *     until the method returns
+   */
+  LazyResults.LazyResult lazy() {
+    return lazy;
   }
 
   /**

@@ -3,13 +3,16 @@ package dev.writerfence.agent.fence;
 import dev.writerfence.agent.AgentLog;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.weaving.FencedMethods;
+import dev.writerfence.weaving.LazyResults;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import net.bytebuddy.description.annotation.AnnotationDescription;
 import net.bytebuddy.description.annotation.AnnotationList;
 import net.bytebuddy.description.method.MethodDescription;
@@ -93,6 +96,35 @@ final class FenceTargets {
   }
 
   /**
+   * A fenced method whose result no lease can be held for (a {@code Future} that is not a {@code
+   * CompletionStage}, a bare publisher, a Kotlin {@code Flow} or {@code suspend} function) would
+   * release its lease before its work: its class is refused, naming the method and the type.
+   *
+   * @throws UnheldResultException when the method's result cannot be held
+   */
+  private static void refuseUnheldResult(TypeDescription type, MethodDescription m) {
+    try {
+      LazyResults.of(
+          where(type, m),
+          returnTypeName(m),
+          subtypeOf(m.getReturnType().asErasure()),
+          lastParameterTypeName(m),
+          null);
+    } catch (IllegalArgumentException e) {
+      throw new UnheldResultException(e.getMessage());
+    }
+  }
+
+  /** Thrown while a class is transformed: the class is refused (ADR 17), its line names why. */
+  static final class UnheldResultException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    UnheldResultException(String message) {
+      super(message);
+    }
+  }
+
+  /**
    * @return the {@code fence.methods} entries whose class was never transformed
    */
   List<String> entriesOfClassesNeverLoaded() {
@@ -114,9 +146,16 @@ final class FenceTargets {
   /** A {@code fence.methods} entry's spec; one it cannot meet for this method fails closed. */
   private static FenceSpec configured(
       TypeDescription type, MethodDescription m, MethodPattern pattern) {
+    refuseUnheldResult(type, m);
     String where = where(type, m);
     try {
-      return FenceSpec.configured(where, pattern, returnTypeName(m), returnsFuture(m));
+      return FenceSpec.configured(
+          where,
+          pattern,
+          returnTypeName(m),
+          returnsFuture(m),
+          subtypeOf(m.getReturnType().asErasure()),
+          lastParameterTypeName(m));
     } catch (IllegalArgumentException e) {
       IllegalArgumentException why =
           new IllegalArgumentException(
@@ -128,11 +167,19 @@ final class FenceTargets {
 
   private static FenceSpec annotated(
       TypeDescription type, MethodDescription m, AnnotationDescription a) {
+    refuseUnheldResult(type, m);
     String where = where(type, m);
     try {
       WriterFenced annotation = a.prepare(WriterFenced.class).load();
       return FenceSpec.annotated(
-          where, FencedMethods.of(annotation, where, returnTypeName(m)), returnsFuture(m));
+          where,
+          FencedMethods.of(
+              annotation,
+              where,
+              returnTypeName(m),
+              subtypeOf(m.getReturnType().asErasure()),
+              lastParameterTypeName(m)),
+          returnsFuture(m));
     } catch (RuntimeException e) {
       // A value this agent cannot read (a newer annotation, say) must not leave it unfenced:
       // every call fails closed, naming why.
@@ -201,6 +248,42 @@ final class FenceTargets {
   private static boolean returnsFuture(MethodDescription m) {
     TypeDescription r = m.getReturnType().asErasure();
     return !r.isPrimitive() && r.isAssignableFrom(CompletableFuture.class);
+  }
+
+  /** The last parameter's binary name, or {@code null} without parameters. */
+  private static String lastParameterTypeName(MethodDescription m) {
+    int n = m.getParameters().size();
+    return n == 0 ? null : m.getParameters().get(n - 1).getType().asErasure().getName();
+  }
+
+  /**
+   * A subtype test over the class files Byte Buddy reads, loading nothing; a type it cannot find is
+   * no subtype.
+   */
+  static Predicate<String> subtypeOf(TypeDescription type) {
+    return name -> {
+      try {
+        return isOrExtends(type, name, new HashSet<>());
+      } catch (RuntimeException unresolved) {
+        return false;
+      }
+    };
+  }
+
+  private static boolean isOrExtends(TypeDescription t, String name, Set<String> seen) {
+    if (!seen.add(t.getName())) {
+      return false;
+    }
+    if (t.getName().equals(name)) {
+      return true;
+    }
+    for (TypeDescription.Generic i : t.getInterfaces()) {
+      if (isOrExtends(i.asErasure(), name, seen)) {
+        return true;
+      }
+    }
+    TypeDescription.Generic superClass = t.getSuperClass();
+    return superClass != null && isOrExtends(superClass.asErasure(), name, seen);
   }
 
   private static String where(TypeDescription type, MethodDescription m) {

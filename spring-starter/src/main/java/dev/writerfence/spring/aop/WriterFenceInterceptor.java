@@ -1,12 +1,15 @@
 package dev.writerfence.spring.aop;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.spi.FencedInvocation;
 import dev.writerfence.weaving.FencedMethods;
+import dev.writerfence.weaving.LazyResults;
 import java.lang.reflect.Method;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 
 /**
@@ -30,7 +33,14 @@ final class WriterFenceInterceptor implements MethodInterceptor {
     if (carrier.isEmpty()) {
       return invocation.proceed();
     }
-    return FencedMethods.proceed(
-        fence.get(), carrier.get(), invocation.getArguments(), invocation::proceed);
+    Method method = carrier.get();
+    FencedInvocation proceed = invocation::proceed;
+    if (invocation instanceof ProxyMethodInvocation chain
+        && LazyResults.isLazy(method.getReturnType())) {
+      // A lazy result runs the method at each subscription: each runs the rest of the chain (the
+      // advice inside ours, such as a transaction's) from here, on a copy of the invocation.
+      proceed = () -> chain.invocableClone().proceed();
+    }
+    return FencedMethods.proceed(fence.get(), method, invocation.getArguments(), proceed);
   }
 }

@@ -435,6 +435,75 @@ public enum Expectation {
         rows.release(name, other);
       }
     }
+  },
+
+  /**
+   * C32: a returned {@code Mono} keeps its lease for the whole of its work, which runs on {@code
+   * boundedElastic}: nothing is acquired before it is subscribed, the lease is current inside the
+   * work, another writer is busy meanwhile, and a blocking writer started meanwhile runs after it
+   * (the recorded sections do not overlap).
+   */
+  C32_MONO_HOLDS_ITS_LEASE_UNTIL_ITS_WORK_COMPLETES {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      ReactiveChecks.heldUntilTheWorkCompletes(s, rows, name, false);
+    }
+  },
+
+  /** C32: the same for a returned {@code Flux}. */
+  C32_FLUX_HOLDS_ITS_LEASE_UNTIL_ITS_WORK_COMPLETES {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      ReactiveChecks.heldUntilTheWorkCompletes(s, rows, name, true);
+    }
+  },
+
+  /** C32: a cancelled {@code Flux} releases its lease at once. */
+  C32_CANCELLED_FLUX_RELEASES_AT_ONCE {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      ReactiveChecks.cancelledFluxReleases(s, rows, name);
+    }
+  },
+
+  /** C32: each subscription of a lazy result takes its own hold: two fencing tokens. */
+  C32_EACH_SUBSCRIPTION_TAKES_ITS_OWN_HOLD {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      ReactiveChecks.eachSubscriptionItsOwnHold(s, rows, name);
+    }
+  },
+
+  /** C32: lazy results never subscribed acquire nothing (the row is untouched). */
+  C32_NEVER_SUBSCRIBED_ACQUIRES_NOTHING {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      ReactiveChecks.neverSubscribedAcquiresNothing(s, rows, name);
+    }
+  },
+
+  /** C32: RxJava 3's {@code Single} and {@code Flowable} hold their lease while subscribed. */
+  C32_RXJAVA_SINGLE_AND_FLOWABLE_HOLD_THEIR_LEASE {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      ReactiveChecks.rxJavaHolds(s, rows, name);
+    }
+  },
+
+  /** C32: busy is a lazy result's error signal, or an empty result with {@code onBusy = SKIP}. */
+  C32_BUSY_IS_AN_ERROR_SIGNAL_OR_EMPTY_WITH_SKIP {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      ReactiveChecks.busyIsASignal(s, rows, name);
+    }
+  },
+
+  /** C32: a result type no lease can be held for is refused, naming the method and the type. */
+  C32_REFUSED_RESULT_TYPE_NAMES_THE_METHOD_AND_THE_TYPE {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) {
+      ReactiveChecks.refusedResultType(s, rows, name);
+    }
   };
 
   /** The second schema {@link #HOLD_IN_ANOTHER_SCHEMA_IS_NOT_JOINED} installs. */

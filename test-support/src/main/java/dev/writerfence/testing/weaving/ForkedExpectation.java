@@ -2,6 +2,7 @@ package dev.writerfence.testing.weaving;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.ProcessFence;
+import java.util.function.Supplier;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -21,6 +22,7 @@ public final class ForkedExpectation {
    */
   public static void main(String[] args) {
     int status = 1;
+    StandardError.install();
     PGSimpleDataSource dataSource = new PGSimpleDataSource();
     dataSource.setURL(args[1]);
     dataSource.setUser(args[2]);
@@ -33,7 +35,9 @@ public final class ForkedExpectation {
               fence,
               new MethodFencedWriter(),
               new TypeFencedWriter(),
-              new InterfaceFencedWriter());
+              new InterfaceFencedWriter(),
+              new ReactiveFencedWriter(),
+              new RefusedOnDemand());
       Expectation.valueOf(args[0]).checkOn(subject);
       System.out.println(PASSED);
       status = 0;
@@ -42,5 +46,16 @@ public final class ForkedExpectation {
     }
     System.out.flush();
     System.exit(status);
+  }
+
+  /**
+   * Makes the refused writer only when asked: a lambda would name its class in a method type that
+   * the JVM resolves when the lambda is made, and the agent refuses that class.
+   */
+  private static final class RefusedOnDemand implements Supplier<RefusedFencedWriter> {
+    @Override
+    public RefusedFencedWriter get() {
+      return new RefusedFencedWriter();
+    }
   }
 }

@@ -36,16 +36,24 @@ final class LeaseRows {
    * @return the holder token, to give it back with {@link #release}
    */
   UUID holdAsAnotherWriter(String fenceName) {
+    return tryHoldAsAnotherWriter(fenceName)
+        .orElseThrow(() -> new IllegalStateException("fence '" + fenceName + "' is busy already"));
+  }
+
+  /**
+   * Tries once to take the lease as another writer would.
+   *
+   * @return the holder token when it was free, to give it back with {@link #release}; empty when
+   *     busy
+   */
+  Optional<UUID> tryHoldAsAnotherWriter(String fenceName) {
     UUID token = UUID.randomUUID();
     Long fencingToken =
         query(
             "SELECT " + schema + ".acquire(?, ?::uuid, 'another-writer', 60)",
             fenceName,
             token.toString());
-    if (fencingToken == null) {
-      throw new IllegalStateException("fence '" + fenceName + "' is busy already");
-    }
-    return token;
+    return fencingToken == null ? Optional.empty() : Optional.of(token);
   }
 
   /**

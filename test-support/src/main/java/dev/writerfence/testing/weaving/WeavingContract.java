@@ -102,4 +102,44 @@ public abstract class WeavingContract {
   void lossInterruptsAMethodThatOptedIn() throws Exception {
     expect(Expectation.LOSS_INTERRUPTS_A_METHOD_THAT_OPTED_IN);
   }
+
+  @Test
+  void C32_aReturnedMonoHoldsItsLeaseUntilItsWorkCompletes() throws Exception {
+    expect(Expectation.C32_MONO_HOLDS_ITS_LEASE_UNTIL_ITS_WORK_COMPLETES);
+  }
+
+  @Test
+  void C32_aReturnedFluxHoldsItsLeaseUntilItsWorkCompletes() throws Exception {
+    expect(Expectation.C32_FLUX_HOLDS_ITS_LEASE_UNTIL_ITS_WORK_COMPLETES);
+  }
+
+  @Test
+  void C32_aCancelledFluxReleasesItsLeaseAtOnce() throws Exception {
+    expect(Expectation.C32_CANCELLED_FLUX_RELEASES_AT_ONCE);
+  }
+
+  @Test
+  void C32_eachSubscriptionTakesItsOwnHold() throws Exception {
+    expect(Expectation.C32_EACH_SUBSCRIPTION_TAKES_ITS_OWN_HOLD);
+  }
+
+  @Test
+  void C32_aResultNeverSubscribedAcquiresNothing() throws Exception {
+    expect(Expectation.C32_NEVER_SUBSCRIBED_ACQUIRES_NOTHING);
+  }
+
+  @Test
+  void C32_rxJavaSingleAndFlowableHoldTheirLease() throws Exception {
+    expect(Expectation.C32_RXJAVA_SINGLE_AND_FLOWABLE_HOLD_THEIR_LEASE);
+  }
+
+  @Test
+  void C32_busyIsTheResultsErrorSignalOrAnEmptyResultWithSkip() throws Exception {
+    expect(Expectation.C32_BUSY_IS_AN_ERROR_SIGNAL_OR_EMPTY_WITH_SKIP);
+  }
+
+  @Test
+  void C32_aResultTypeNoLeaseCanBeHeldForIsRefusedNamingTheMethodAndTheType() throws Exception {
+    expect(Expectation.C32_REFUSED_RESULT_TYPE_NAMES_THE_METHOD_AND_THE_TYPE);
+  }
 }

@@ -2,6 +2,7 @@ package dev.writerfence.testing.weaving;
 
 import dev.writerfence.WriterFence;
 import java.util.Objects;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -23,6 +24,11 @@ import org.postgresql.ds.PGSimpleDataSource;
  *     null}
  * @param interfaceFenced an {@link InterfaceFencedWriter} whose calls reach the mode's advice;
  *     never {@code null}
+ * @param reactiveFenced a {@link ReactiveFencedWriter} whose calls reach the mode's advice; never
+ *     {@code null}
+ * @param refusedFenced gives a {@link RefusedFencedWriter} whose calls reach the mode's advice,
+ *     when the check asks for it (the agent refuses its class, so making one fails); never {@code
+ *     null}
  */
 public record WeavingSubject(
     String jdbcUrl,
@@ -30,7 +36,9 @@ public record WeavingSubject(
     WriterFence applicationFence,
     MethodFencedWriter methodFenced,
     TypeFencedWriter typeFenced,
-    InterfaceFenced interfaceFenced) {
+    InterfaceFenced interfaceFenced,
+    ReactiveFencedWriter reactiveFenced,
+    Supplier<RefusedFencedWriter> refusedFenced) {
 
   /**
    * @throws NullPointerException when a component is {@code null}
@@ -42,6 +50,8 @@ public record WeavingSubject(
     Objects.requireNonNull(methodFenced, "methodFenced");
     Objects.requireNonNull(typeFenced, "typeFenced");
     Objects.requireNonNull(interfaceFenced, "interfaceFenced");
+    Objects.requireNonNull(reactiveFenced, "reactiveFenced");
+    Objects.requireNonNull(refusedFenced, "refusedFenced");
   }
 
   /**

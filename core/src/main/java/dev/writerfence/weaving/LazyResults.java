@@ -1,0 +1,617 @@
+package dev.writerfence.weaving;
+
+import dev.writerfence.bootstrap.CarriedHolds;
+import dev.writerfence.bootstrap.HeldFenceStack;
+import dev.writerfence.spi.FencedCall;
+import dev.writerfence.spi.FencedInvocation;
+import dev.writerfence.weaving.FencedMethods.SkipOnBusy;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * Fenced methods whose result is lazy: a Reactor {@code Mono} or {@code Flux}, an RxJava 3 {@code
+ * Single}, {@code Maybe}, {@code Completable}, {@code Flowable} or {@code Observable}. Such a
+ * result describes work that runs when it is subscribed, so it is held per subscription, and the
+ * method's body runs at subscription, inside the hold: the advice returns a result of the same type
+ * which, on each subscription, acquires (with the call's request and busy retry; busy and
+ * unavailable arrive as its error signal), then invokes the method and subscribes to what it
+ * returned, and releases when that completes, fails or is cancelled (Reactor's {@code usingWhen},
+ * RxJava's {@code using} with an eager release). Never subscribed, it acquires nothing; subscribed
+ * twice, it takes two holds. While subscribed, the lease is on the held-fence stack of the thread
+ * that subscribes, and a Reactor schedule hook, installed once ({@value #SCHEDULE_HOOK}), carries
+ * it to the tasks that work hands to Reactor's schedulers.
+ *
+ * <p>The acquire may wait: it runs on the subscribing thread, or on Reactor's {@code
+ * boundedElastic} scheduler when that thread must not block ({@code
+ * Schedulers.isInNonBlockingThread()}); so does the release.
+ *
+ * <p>No Reactor or RxJava class is linked into core: each is reached by reflection from the class
+ * loader of the method's declared return type (once per type, {@link ClassValue}), so one
+ * implementation serves the application's copy of core and the agent's, whose relocated copy cannot
+ * see an application's Reactor. Result types that cannot be held this way are refused ({@link
+ * #of}), naming the method and the type.
+ */
+public final class LazyResults {
+  /** The key of the Reactor schedule hook that carries holds to scheduled tasks. */
+  public static final String SCHEDULE_HOOK = "writer-fence";
+
+  private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+
+  /** What each lazy type is, by the binary name of the declared return type. */
+  private enum Kind {
+    MONO("reactor.core.publisher.Mono", "org.reactivestreams.Publisher"),
+    FLUX("reactor.core.publisher.Flux", "org.reactivestreams.Publisher"),
+    SINGLE("io.reactivex.rxjava3.core.Single", "io.reactivex.rxjava3.core.SingleSource"),
+    MAYBE("io.reactivex.rxjava3.core.Maybe", "io.reactivex.rxjava3.core.MaybeSource"),
+    COMPLETABLE(
+        "io.reactivex.rxjava3.core.Completable", "io.reactivex.rxjava3.core.CompletableSource"),
+    FLOWABLE("io.reactivex.rxjava3.core.Flowable", "org.reactivestreams.Publisher"),
+    OBSERVABLE(
+        "io.reactivex.rxjava3.core.Observable", "io.reactivex.rxjava3.core.ObservableSource");
+
+    final String typeName;
+    final String sourceName; // the interface whose one method, subscribe, the body's result has
+
+    Kind(String typeName, String sourceName) {
+      this.typeName = typeName;
+      this.sourceName = sourceName;
+    }
+
+    boolean reactor() {
+      return this == MONO || this == FLUX;
+    }
+
+    static Kind named(String typeName) {
+      for (Kind k : values()) {
+        if (k.typeName.equals(typeName)) {
+          return k;
+        }
+      }
+      return null;
+    }
+  }
+
+  /** Refused result types: a subtype of one of these cannot be held, unless it is a lazy kind. */
+  private static final String[][] REFUSED = {
+    {
+      "java.util.concurrent.Future",
+      "a Future that is not a CompletionStage gives no signal when its work ends; return a"
+          + " CompletionStage (or CompletableFuture), or a Mono"
+    },
+    {
+      "java.util.concurrent.Flow$Publisher",
+      "no subscription of a java.util.concurrent.Flow.Publisher can be held; return a Mono or a"
+          + " Flux"
+    },
+    {
+      "org.reactivestreams.Publisher",
+      "only Reactor's Mono and Flux and RxJava 3's Flowable are held among Reactive Streams"
+          + " publishers; return one of them"
+    },
+    {
+      "io.reactivex.rxjava3.core.SingleSource",
+      "only RxJava 3's Single, Maybe, Completable, Flowable and Observable themselves are held"
+    },
+    {
+      "io.reactivex.rxjava3.core.MaybeSource",
+      "only RxJava 3's Single, Maybe, Completable, Flowable and Observable themselves are held"
+    },
+    {
+      "io.reactivex.rxjava3.core.CompletableSource",
+      "only RxJava 3's Single, Maybe, Completable, Flowable and Observable themselves are held"
+    },
+    {
+      "io.reactivex.rxjava3.core.ObservableSource",
+      "only RxJava 3's Single, Maybe, Completable, Flowable and Observable themselves are held"
+    },
+    {
+      "kotlinx.coroutines.flow.Flow",
+      "a Kotlin Flow is not held; collect it inside a fenced blocking method, or return a Flux"
+    },
+  };
+
+  private static final ClassValue<Bridge> BRIDGES =
+      new ClassValue<>() {
+        @Override
+        protected Bridge computeValue(Class<?> type) {
+          Kind kind = Kind.named(type.getName());
+          if (kind == null) {
+            throw new IllegalArgumentException(
+                "writer-fence: " + type.getName() + " is not a lazy result type");
+          }
+          return new Bridge(kind, type);
+        }
+      };
+
+  private LazyResults() {}
+
+  /**
+   * Enters the fence for one subscription: {@code FencedCalls.enter} with the call's request, made
+   * when the fenced method was called (its fence name resolved and checked then).
+   */
+  @FunctionalInterface
+  public interface Enter {
+    /**
+     * @return the entered call: acquired (its entry pushed on this thread) or joined
+     * @throws RuntimeException busy, unavailable or interrupted, as {@code FencedCalls.enter}
+     *     throws them (the agent: as the application's own exception classes)
+     */
+    FencedCall enter();
+  }
+
+  /**
+   * Decides how a fenced method's result is held, from its declared types.
+   *
+   * @param where the method, for messages; never {@code null}
+   * @param returnTypeName the binary name of the declared return type ({@code reactor.core
+   *     .publisher.Mono}, {@code void}); never {@code null}
+   * @param subtypeOf answers whether the declared return type is that named type or a subtype of it
+   *     (a class, or an interface, named as {@link Class#getName()} names it); never {@code null}
+   * @param lastParameterTypeName the binary name of the method's last parameter's type, or {@code
+   *     null} when it has none
+   * @param skip what a call does when the fence stays busy ({@code onBusy = SKIP}), or {@code null}
+   *     when busy is an error
+   * @return the lazy result of the method, or {@code null} when its result is held the usual way
+   *     (until the method returns, or until a returned {@code CompletionStage} completes)
+   * @throws IllegalArgumentException naming the method and the type when the result cannot be held:
+   *     a {@code Future} that is not a {@code CompletionStage}, a {@code Flow.Publisher}, another
+   *     Reactive Streams {@code Publisher}, a Kotlin {@code Flow}, a Kotlin {@code suspend}
+   *     function; or {@code onBusy = SKIP} on a {@code Single}, which must emit
+   */
+  public static LazyResult of(
+      String where,
+      String returnTypeName,
+      Predicate<String> subtypeOf,
+      String lastParameterTypeName,
+      SkipOnBusy skip) {
+    Objects.requireNonNull(where, "where");
+    Objects.requireNonNull(returnTypeName, "returnTypeName");
+    Objects.requireNonNull(subtypeOf, "subtypeOf");
+    if (KOTLIN_CONTINUATION.equals(lastParameterTypeName)) {
+      throw refused(
+          where,
+          "a Kotlin suspend function (last parameter " + KOTLIN_CONTINUATION + ")",
+          "its work goes on after the method returns and cannot be held; call a fenced blocking"
+              + " method from the coroutine, or return a Mono");
+    }
+    Kind kind = Kind.named(returnTypeName);
+    if (kind != null) {
+      if (kind == Kind.SINGLE && skip != null) {
+        throw new IllegalArgumentException(
+            "writer-fence: onBusy = SKIP is not allowed on "
+                + where
+                + ", which returns "
+                + returnTypeName
+                + ": a Single must emit one value and a skipped call has none; return a Maybe,"
+                + " or keep onBusy = THROW");
+      }
+      return new LazyResult(where, kind, skip);
+    }
+    if (returnTypeName.equals("void") || returnTypeName.indexOf('.') < 0) {
+      return null; // void and the primitives
+    }
+    if (subtypeOf.test("java.util.concurrent.CompletionStage")) {
+      return null;
+    }
+    for (String[] r : REFUSED) {
+      if (subtypeOf.test(r[0])) {
+        throw refused(where, returnTypeName, r[1]);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * @param type a declared return type; never {@code null}
+   * @return {@code true} when a fenced method returning it is held per subscription
+   */
+  public static boolean isLazy(Class<?> type) {
+    return Kind.named(type.getName()) != null;
+  }
+
+  /**
+   * A subtype test over a loaded class's names, for {@link #of}: it compares names, so a type of
+   * another class loader counts too, and nothing is loaded.
+   *
+   * @param type the declared return type; never {@code null}
+   * @return whether {@code type} is the named type or a subtype of it
+   */
+  public static Predicate<String> subtypeOf(Class<?> type) {
+    return name -> {
+      Deque<Class<?>> open = new ArrayDeque<>();
+      Set<Class<?>> seen = new HashSet<>();
+      open.add(type);
+      while (!open.isEmpty()) {
+        Class<?> c = open.poll();
+        if (!seen.add(c)) {
+          continue;
+        }
+        if (c.getName().equals(name)) {
+          return true;
+        }
+        if (c.getSuperclass() != null) {
+          open.add(c.getSuperclass());
+        }
+        open.addAll(java.util.List.of(c.getInterfaces()));
+      }
+      return false;
+    };
+  }
+
+  private static IllegalArgumentException refused(String where, String type, String why) {
+    return new IllegalArgumentException(
+        "writer-fence: @WriterFenced cannot hold the result of "
+            + where
+            + ", which returns "
+            + type
+            + ": "
+            + why
+            + "; the method does not run");
+  }
+
+  /**
+   * The lazy result of one fenced method: how each call's result is deferred. Made once per method.
+   */
+  public static final class LazyResult {
+    private final String where;
+    private final Kind kind;
+    private final SkipOnBusy skip;
+
+    private LazyResult(String where, Kind kind, SkipOnBusy skip) {
+      this.where = where;
+      this.kind = kind;
+      this.skip = skip;
+    }
+
+    /**
+     * One call of the method: a result of its declared type that enters the fence and invokes the
+     * method at each subscription, and releases when that subscription ends. Nothing is acquired
+     * and the method does not run until then.
+     *
+     * @param declaredReturnType the method's declared return type, the lazy type itself, from the
+     *     class loader whose Reactor or RxJava the method uses; never {@code null}
+     * @param enter enters the fence for one subscription; never {@code null}
+     * @param invocation invokes the method; may be called once per subscription, on the thread that
+     *     subscribes; never {@code null}
+     * @return the deferred result, an instance of {@code declaredReturnType}
+     * @throws IllegalStateException when the lazy type's library cannot be reached from that class
+     *     loader
+     */
+    public Object defer(Class<?> declaredReturnType, Enter enter, FencedInvocation invocation) {
+      Objects.requireNonNull(enter, "enter");
+      Objects.requireNonNull(invocation, "invocation");
+      Bridge bridge = BRIDGES.get(declaredReturnType);
+      return bridge.defer(this, enter, invocation);
+    }
+
+    @Override
+    public String toString() {
+      return "hold " + where + " per subscription of its " + kind.typeName;
+    }
+  }
+
+  /**
+   * One subscription's hold, from its acquire to its release; {@link #SKIPPED} when the fence
+   * stayed busy and the call skips. The seam for work on the hold's loss: whatever must happen to a
+   * subscription when its lease is lost is reached from here.
+   */
+  static final class Hold {
+    static final Hold SKIPPED = new Hold(null);
+
+    private final FencedCall call; // null: skipped
+    private final HeldFenceStack.Entry entry; // null: joined or skipped
+
+    private Hold(FencedCall call) {
+      this.call = call;
+      this.entry = call == null ? null : call.entry();
+    }
+
+    /** Enters, and takes the acquired lease off the entering thread: it travels with the work. */
+    static Hold enter(Enter enter, SkipOnBusy skip) {
+      FencedCall call;
+      try {
+        call = enter.enter();
+      } catch (RuntimeException e) {
+        // Busy as this copy of core's class, or as the application's (the agent's enter).
+        if (skip == null || !isBusy(e)) {
+          throw e;
+        }
+        skip.skipped(e.getMessage());
+        return SKIPPED;
+      }
+      Hold hold = new Hold(call);
+      if (hold.entry != null) {
+        HeldFenceStack.pop(hold.entry);
+      }
+      return hold;
+    }
+
+    /** Puts the lease on the subscribing thread while the body's result is subscribed. */
+    void push() {
+      if (entry != null) {
+        HeldFenceStack.push(entry);
+      }
+    }
+
+    void pop() {
+      if (entry != null) {
+        HeldFenceStack.pop(entry);
+      }
+    }
+
+    /** Releases an acquired lease; never throws (a failure goes to {@code failure} or the log). */
+    void release(Throwable failure) {
+      if (call != null && !call.joined()) {
+        call.exit(null, failure, Void.class);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return call == null ? "skipped hold" : "hold of " + (entry == null ? "an outer call" : entry);
+    }
+  }
+
+  /** Busy thrown as another copy of core's class (the agent's relocated one, or the other way). */
+  private static boolean isBusy(Throwable e) {
+    for (Class<?> c = e.getClass(); c != null; c = c.getSuperclass()) {
+      if (c.getSimpleName().equals("WriterFenceBusyException")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * One lazy type as its own class loader has it: the reflective handles a deferral needs, found
+   * once.
+   */
+  private static final class Bridge {
+    private final Kind kind;
+    private final Class<?> type;
+    private final Class<?> source;
+    private final Method sourceSubscribe;
+    private final Method error;
+    private final Method empty;
+    // Reactor
+    private Method usingWhen;
+    private Method defer;
+    private Method fromCallable;
+    private Method fromRunnable;
+    private Method subscribeOn;
+    private Method boundedElastic;
+    private Method isInNonBlockingThread;
+    private Method wrap; // Mono.fromDirect or Flux.from
+    private Method doOnDiscard;
+    // RxJava
+    private Method using;
+    private Class<?> rxSupplier;
+    private Class<?> rxFunction;
+    private Class<?> rxConsumer;
+
+    Bridge(Kind kind, Class<?> type) {
+      this.kind = kind;
+      this.type = type;
+      try {
+        ClassLoader loader = type.getClassLoader();
+        this.source = Class.forName(kind.sourceName, false, loader);
+        this.sourceSubscribe = single(source, "subscribe");
+        this.error = type.getMethod("error", Throwable.class);
+        // A Single has no empty value: onBusy = SKIP is refused on it (see of).
+        this.empty =
+            kind == Kind.SINGLE
+                ? null
+                : type.getMethod(kind == Kind.COMPLETABLE ? "complete" : "empty");
+        if (kind.reactor()) {
+          Class<?> mono = Class.forName("reactor.core.publisher.Mono", false, loader);
+          Class<?> schedulers = Class.forName("reactor.core.scheduler.Schedulers", false, loader);
+          Class<?> scheduler = Class.forName("reactor.core.scheduler.Scheduler", false, loader);
+          usingWhen =
+              type.getMethod(
+                  "usingWhen",
+                  source,
+                  Function.class,
+                  Function.class,
+                  BiFunction.class,
+                  Function.class);
+          defer = mono.getMethod("defer", Supplier.class);
+          fromCallable = mono.getMethod("fromCallable", Callable.class);
+          fromRunnable = mono.getMethod("fromRunnable", Runnable.class);
+          doOnDiscard = mono.getMethod("doOnDiscard", Class.class, Consumer.class);
+          subscribeOn = mono.getMethod("subscribeOn", scheduler);
+          boundedElastic = schedulers.getMethod("boundedElastic");
+          isInNonBlockingThread = schedulers.getMethod("isInNonBlockingThread");
+          wrap =
+              kind == Kind.MONO
+                  ? mono.getMethod("fromDirect", source)
+                  : type.getMethod("from", source);
+          installScheduleHook(schedulers);
+        } else {
+          rxSupplier = Class.forName("io.reactivex.rxjava3.functions.Supplier", false, loader);
+          rxFunction = Class.forName("io.reactivex.rxjava3.functions.Function", false, loader);
+          rxConsumer = Class.forName("io.reactivex.rxjava3.functions.Consumer", false, loader);
+          using = type.getMethod("using", rxSupplier, rxFunction, rxConsumer, boolean.class);
+        }
+      } catch (ReflectiveOperationException | LinkageError e) {
+        throw new IllegalStateException(
+            "writer-fence: cannot hold a "
+                + kind.typeName
+                + " result: its library is not usable from "
+                + type.getClassLoader()
+                + " ("
+                + e
+                + ")",
+            e);
+      }
+    }
+
+    private static Method single(Class<?> iface, String name) throws NoSuchMethodException {
+      for (Method m : iface.getMethods()) {
+        if (m.getName().equals(name) && m.getParameterCount() == 1) {
+          return m;
+        }
+      }
+      throw new NoSuchMethodException(iface.getName() + "." + name);
+    }
+
+    /**
+     * Reactor runs scheduled tasks on its own threads: carry the scheduling thread's holds to them,
+     * so work a subscription hands to a scheduler runs inside the subscription's hold.
+     */
+    private static void installScheduleHook(Class<?> schedulers)
+        throws ReflectiveOperationException {
+      Function<Runnable, Runnable> carry = task -> CarriedHolds.capture().wrap(task);
+      schedulers
+          .getMethod("onScheduleHook", String.class, Function.class)
+          .invoke(null, SCHEDULE_HOOK, carry);
+    }
+
+    Object defer(LazyResult result, Enter enter, FencedInvocation invocation) {
+      if (kind.reactor()) {
+        Callable<Hold> acquire = () -> Hold.enter(enter, result.skip);
+        // A hold acquired for a subscription cancelled meanwhile is dropped by Reactor: release it.
+        Consumer<Hold> dropped = hold -> hold.release(null);
+        Object resource =
+            call(
+                doOnDiscard,
+                maybeElastic(() -> call(fromCallable, null, acquire)),
+                Hold.class,
+                dropped);
+        Function<Hold, Object> use =
+            hold ->
+                hold == Hold.SKIPPED
+                    ? call(empty, null)
+                    : call(wrap, null, subscription(result, hold, invocation));
+        Function<Hold, Object> complete = hold -> released(hold, null);
+        BiFunction<Hold, Throwable, Object> failed = this::released;
+        Function<Hold, Object> cancelled = hold -> released(hold, null);
+        return call(usingWhen, null, resource, use, complete, failed, cancelled);
+      }
+      Object supplier = implement(rxSupplier, "get", args -> Hold.enter(enter, result.skip));
+      Object use =
+          implement(
+              rxFunction,
+              "apply",
+              args ->
+                  args[0] == Hold.SKIPPED
+                      ? call(empty, null)
+                      : subscription(result, (Hold) args[0], invocation));
+      Object release =
+          implement(
+              rxConsumer,
+              "accept",
+              args -> {
+                ((Hold) args[0]).release(null);
+                return null;
+              });
+      return call(using, null, supplier, use, release, true);
+    }
+
+    /**
+     * A Reactor publisher made by {@code start}, run on boundedElastic from a non-blocking thread.
+     */
+    private Object maybeElastic(Supplier<Object> start) {
+      Supplier<Object> deferred =
+          () -> {
+            Object mono = start.get();
+            return (Boolean) call(isInNonBlockingThread, null)
+                ? call(subscribeOn, mono, call(boundedElastic, null))
+                : mono;
+          };
+      return call(defer, null, deferred);
+    }
+
+    private Object released(Hold hold, Throwable failure) {
+      return maybeElastic(() -> call(fromRunnable, null, (Runnable) () -> hold.release(failure)));
+    }
+
+    /**
+     * The source one subscription subscribes to: it invokes the method and subscribes to its result
+     * with the hold's lease on the subscribing thread.
+     */
+    private Object subscription(LazyResult result, Hold hold, FencedInvocation invocation) {
+      return implement(
+          source,
+          sourceSubscribe.getName(),
+          args -> {
+            hold.push();
+            try {
+              Object body;
+              try {
+                body = invocation.proceed();
+                if (body == null) {
+                  throw new NullPointerException(
+                      "writer-fence: "
+                          + result.where
+                          + " returned null instead of a "
+                          + kind.typeName);
+                }
+              } catch (Throwable t) {
+                body = call(error, null, t);
+              }
+              call(sourceSubscribe, body, args[0]);
+              return null;
+            } finally {
+              hold.pop();
+            }
+          });
+    }
+
+    /** An instance of one of the library's single-method interfaces, in its class loader. */
+    private static Object implement(Class<?> iface, String method, Body body) {
+      return Proxy.newProxyInstance(
+          iface.getClassLoader(),
+          new Class<?>[] {iface},
+          (proxy, m, args) -> {
+            if (m.getName().equals(method) && m.getDeclaringClass() != Object.class) {
+              return body.run(args);
+            }
+            return switch (m.getName()) {
+              case "equals" -> proxy == args[0];
+              case "hashCode" -> System.identityHashCode(proxy);
+              case "toString" -> "writer-fence " + iface.getSimpleName() + " of a fenced call";
+              default -> throw new UnsupportedOperationException(m.toString());
+            };
+          });
+    }
+
+    @FunctionalInterface
+    private interface Body {
+      Object run(Object[] args) throws Throwable;
+    }
+
+    private static Object call(Method m, Object target, Object... args) {
+      try {
+        return m.invoke(target, args);
+      } catch (InvocationTargetException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof RuntimeException r) {
+          throw r;
+        }
+        if (cause instanceof Error err) {
+          throw err;
+        }
+        throw new IllegalStateException(cause);
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException("writer-fence: cannot call " + m, e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return kind.typeName + " of " + type.getClassLoader();
+    }
+  }
+}
