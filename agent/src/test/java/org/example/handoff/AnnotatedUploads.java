@@ -17,6 +17,12 @@ public class AnnotatedUploads extends Uploads {
 
   @Override
   @WriterFenced(value = "{0}", holder = "handoff")
+  public boolean put(String fenceName, String key) {
+    return work.put(key);
+  }
+
+  @Override
+  @WriterFenced(value = "{0}", holder = "handoff")
   public String unrelated(String fenceName, HandOffApp app) throws Exception {
     return app.unrelated();
   }

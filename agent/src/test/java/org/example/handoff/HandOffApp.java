@@ -66,6 +66,7 @@ public final class HandOffApp {
       HandOffs work = new HandOffs(s3, bucket, fenceName, how.equals("explicit"));
       HandOffApp app = new HandOffApp(work);
       Uploads uploads = how.equals("annotation") ? new AnnotatedUploads(work) : new Uploads(work);
+      work.fenced(uploads);
       for (String kind : args[4].split(",")) {
         say(uploads.upload(fenceName, kind));
       }

@@ -35,12 +35,18 @@ final class HandOffs {
   private final String bucket;
   private final String fenceName;
   private final boolean explicit;
+  private Uploads fenced;
 
   HandOffs(S3Client s3, String bucket, String fenceName, boolean explicit) {
     this.s3 = s3;
     this.bucket = bucket;
     this.fenceName = fenceName;
     this.explicit = explicit;
+  }
+
+  /** The fenced methods, for the kind whose tasks call one ({@code pool-nested}). */
+  void fenced(Uploads uploads) {
+    this.fenced = uploads;
   }
 
   /** The fencing token the current thread sees for the fence; -1 when it holds none. */
@@ -71,12 +77,14 @@ final class HandOffs {
     long parent = current();
     AtomicInteger refused = new AtomicInteger();
     List<Callable<Void>> tasks = new ArrayList<>();
+    boolean nested = kind.equals("pool-nested");
     for (int i = 0; i < OBJECTS; i++) {
       String key = kind + "/" + i;
       tasks.add(
           carry(
               () -> {
-                if (put(key)) {
+                // pool-nested: a fenced call of the same name inside the task joins the hold
+                if (nested ? fenced.put(fenceName, key) : put(key)) {
                   refused.incrementAndGet();
                 }
                 return null;
@@ -102,7 +110,8 @@ final class HandOffs {
 
   private static void run(String kind, List<Callable<Void>> tasks) throws Exception {
     switch (kind) {
-      case "pool-submit" -> onPool(pool -> all(tasks.stream().map(pool::submit).toList()));
+      case "pool-submit", "pool-nested" ->
+          onPool(pool -> all(tasks.stream().map(pool::submit).toList()));
       case "pool-execute" ->
           onPool(
               pool -> {

@@ -22,6 +22,16 @@ public class Uploads {
   }
 
   /**
+   * Puts one object in a fenced call of its own: inside a task that carries the hold of the same
+   * name, it joins that hold.
+   *
+   * @return {@code true} when the audit refused it
+   */
+  public boolean put(String fenceName, String key) {
+    return work.put(key);
+  }
+
+  /**
    * @return what {@link HandOffApp#unrelated} answers
    */
   public String unrelated(String fenceName, HandOffApp app) throws Exception {

@@ -40,19 +40,31 @@ public final class CarriedTasks {
 
   /**
    * For {@code Thread.start}: attaches the current thread's holds to the thread being started,
-   * unless a pool is starting it as a worker ({@link #startingWorker}) or it is a {@code
-   * ForkJoinWorkerThread}, which would otherwise carry them into every task it ever runs.
+   * unless a pool is starting it as a worker ({@link #startingWorker}), or it is a {@code
+   * ForkJoinWorkerThread}, a {@code Timer}'s thread or another of the JDK's service threads (the
+   * HTTP client's selector, the cleaner's), which would otherwise carry them into work of every
+   * thread that later uses them.
    *
    * @param thread the thread being started; {@code null} is ignored
    */
   public static void starting(Thread thread) {
+    if (thread == null || !HeldFenceStack.holds(null)) {
+      return;
+    }
     int[] depth = STARTING_WORKER.get();
-    if (thread == null
-        || (depth != null && depth[0] > 0)
-        || thread instanceof java.util.concurrent.ForkJoinWorkerThread) {
+    if ((depth != null && depth[0] > 0)
+        || thread instanceof java.util.concurrent.ForkJoinWorkerThread
+        || isServiceThread(thread.getClass().getName())) {
       return;
     }
     attach(thread);
+  }
+
+  private static boolean isServiceThread(String className) {
+    return className.equals("java.util.TimerThread")
+        || className.startsWith("jdk.internal.")
+        || className.startsWith("sun.")
+        || className.startsWith("java.lang.ref.");
   }
 
   /**

@@ -35,6 +35,7 @@ class HandOffAuditIT {
   private static final List<String> PLATFORM_KINDS =
       List.of(
           "pool-submit",
+          "pool-nested",
           "pool-execute",
           "invoke-all",
           "scheduled",
@@ -95,6 +96,7 @@ class HandOffAuditIT {
   private void expectFencedHandOffs(
       String java, String how, List<String> kinds, List<String> settings) throws Exception {
     Run run = run(java, how, kinds, settings);
+    long previous = -1;
     for (int k = 0; k < kinds.size(); k++) {
       // Each kind runs in a fenced call of its own, whose token its objects carry.
       String kind = kinds.get(k);
@@ -105,6 +107,11 @@ class HandOffAuditIT {
               .orElseThrow(() -> new AssertionError("no line for " + kind + ": " + run.describe()));
       assertThat(line).as(run.describe()).matches("kind " + kind + " parent [1-9]\\d* refused 0");
       String parent = line.split(" ")[3];
+      if (previous > 0) {
+        // One acquire per kind: no task acquired on its own (pool-nested's joined the hold).
+        assertThat(Long.parseLong(parent)).as(run.describe()).isEqualTo(previous + 1);
+      }
+      previous = Long.parseLong(parent);
       for (int i = 0; i < 8; i++) {
         String key = kind + "/" + i;
         assertThat(run.s3Metadata().get(key))
