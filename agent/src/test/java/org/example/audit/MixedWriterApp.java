@@ -328,9 +328,13 @@ public final class MixedWriterApp {
   }
 
   /**
-   * A sync client builder for the test's S3Proxy, with the app's account (also StoppedHolderApp).
+   * A sync client builder for the test's S3Proxy, with the app's account (also StoppedHolderApp and
+   * HandOffApp).
+   *
+   * @param endpoint the S3Proxy endpoint
+   * @return the builder
    */
-  static software.amazon.awssdk.services.s3.S3ClientBuilder syncBuilder(URI endpoint) {
+  public static software.amazon.awssdk.services.s3.S3ClientBuilder syncBuilder(URI endpoint) {
     return S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)

@@ -6,6 +6,7 @@ import dev.writerfence.benchmarks.jmh.AgentWeavingBenchmark;
 import dev.writerfence.benchmarks.jmh.AuditBenchmark;
 import dev.writerfence.benchmarks.jmh.ContentionBenchmark;
 import dev.writerfence.benchmarks.jmh.CycleBenchmark;
+import dev.writerfence.benchmarks.jmh.PropagationBenchmark;
 import dev.writerfence.benchmarks.jmh.ScaleBenchmark;
 import dev.writerfence.benchmarks.jmh.WeavingBenchmark;
 import dev.writerfence.benchmarks.measure.AgentStartup;
@@ -55,9 +56,10 @@ public final class BenchmarkMain {
       Path.of(System.getProperty("bench.agent.test-classes", "agent/target/test-classes"));
 
   /**
-   * System property: {@code audit} runs only the audit benchmark (no database), {@code fairqueue}
-   * only the fair queue's run ({@link FairQueueRun}), into an existing run's directory, then the
-   * report (run.sh: {@code BENCH_ONLY=audit} or {@code BENCH_ONLY=fairqueue}).
+   * System property: {@code audit} runs only the audit benchmark (no database), {@code propagation}
+   * only the propagation benchmark (no database), {@code fairqueue} only the fair queue's run
+   * ({@link FairQueueRun}), into an existing run's directory, then the report (run.sh: {@code
+   * BENCH_ONLY=audit}, {@code BENCH_ONLY=propagation} or {@code BENCH_ONLY=fairqueue}).
    */
   static final String ONLY = "bench.only";
 
@@ -84,6 +86,12 @@ public final class BenchmarkMain {
     if ("audit".equals(System.getProperty(ONLY))) {
       // Adds the audit rows to a run's directory and reports it again; the rest stays as it was.
       audit(plan, new BenchTarget(UNUSED_JDBC_URL, null), out);
+      Report.write(out, args.length > 2 ? Path.of(args[2]) : null);
+      return;
+    }
+    if ("propagation".equals(System.getProperty(ONLY))) {
+      // Adds the propagation rows to a run's directory and reports it again.
+      propagation(plan, new BenchTarget(UNUSED_JDBC_URL, null), out);
       Report.write(out, args.length > 2 ? Path.of(args[2]) : null);
       return;
     }
@@ -182,6 +190,7 @@ public final class BenchmarkMain {
           .run();
     }
     audit(plan, target, out);
+    propagation(plan, target, out);
     if (Files.isRegularFile(AGENT_JAR) && Files.isDirectory(AGENT_TEST_CLASSES)) {
       step("agent start-up (the agent module's StartupCost harness)");
       AgentStartup.measure(AGENT_JAR, AGENT_TEST_CLASSES, plan.startupRuns(), out);
@@ -216,6 +225,32 @@ public final class BenchmarkMain {
               "-Dwriter-fence.audit.paths=" + audited,
               "-Dwriter-fence.audit.report=" + out.resolve("audit-report.json"))
           .run();
+    }
+  }
+
+  /**
+   * The cost of carrying holds to a hand-off: {@link PropagationBenchmark} in a fork without the
+   * agent and, when the plan forks and the agent jar is built, in forks with the agent, propagation
+   * off and on.
+   */
+  private static void propagation(Plan plan, BenchTarget target, Path out) throws Exception {
+    step("propagation: a hand-off without the agent");
+    jmh(plan, target, out, "propagation-noagent.json", PropagationBenchmark.class, 1).run();
+    if (plan.forks() > 0 && Files.isRegularFile(AGENT_JAR)) {
+      for (String on : new String[] {"false", "true"}) {
+        step("propagation: a hand-off with the agent, agent.propagation=" + on);
+        jmh(
+                plan,
+                target,
+                out,
+                on.equals("true") ? "propagation-on.json" : "propagation-off.json",
+                PropagationBenchmark.class,
+                1,
+                "-javaagent:" + AGENT_JAR.toAbsolutePath(),
+                "-Dwriter-fence.audit.mode=log",
+                "-Dwriter-fence.agent.propagation=" + on)
+            .run();
+      }
     }
   }
 

@@ -489,6 +489,18 @@ public final class SettingsCatalog {
           .meaning("the same for one client: aws-s3-v2, aws-s3-v1, minio, gcs, azure-blob, file")
           .build();
 
+  /** {@code agent.propagation}: whether the agent carries holds to the tasks a holder hands off. */
+  public static final Setting<Boolean> AGENT_PROPAGATION =
+      Setting.builder("agent.propagation", Kind.FLAG, v -> flag("agent.propagation", v))
+          .readBy(AGENT, AUDIT)
+          .defaultValue("true")
+          .allowed("true or false")
+          .example("true")
+          .meaning(
+              "carry a thread's holds to the tasks it hands to executors, fork/join pools and"
+                  + " threads (virtual ones too)")
+          .build();
+
   /** {@code agent.jar}: the agent jar the CLI's {@code audit} command attaches. */
   public static final Setting<Path> AGENT_JAR =
       Setting.builder("agent.jar", Kind.TEXT, v -> Path.of(nonEmpty("agent.jar", v)))
@@ -544,6 +556,7 @@ public final class SettingsCatalog {
           AUDIT_PATHS,
           AUDIT_REQUIRE_FENCE,
           AUDIT_REQUIRE_FENCE_PER_CLIENT,
+          AGENT_PROPAGATION,
           AGENT_JAR,
           DEBUG);
 

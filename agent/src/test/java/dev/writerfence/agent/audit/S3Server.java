@@ -80,6 +80,13 @@ final class S3Server implements AutoCloseable {
   }
 
   /**
+   * @return the object's user metadata (the {@code x-amz-meta-} headers, without the prefix)
+   */
+  java.util.Map<String, String> metadata(String bucket, String key) {
+    return client.headObject(h -> h.bucket(bucket).key(key)).metadata();
+  }
+
+  /**
    * @return the object's ETag; a multipart upload's ends in {@code -<parts>}
    */
   String eTag(String bucket, String key) {

@@ -23,9 +23,13 @@ class DeferredByteBuddyIT {
   private static final String DATABASE = "datasource.url=jdbc:postgresql://127.0.0.1:9/none";
   private static final Path TEST_CLASSES = Path.of("target", "test-classes");
 
+  /** Propagation retransforms the JDK's executors and threads, which builds Byte Buddy at start. */
+  private static final String NO_PROPAGATION = "agent.propagation=false";
+
   @Test
   void aJvmLoadingNoCandidateClassNeverBuildsByteBuddy() throws IOException {
-    List<String> loaded = loadedClasses("fence.methods=com.acme.legacy.NeverLoaded#upload=f");
+    List<String> loaded =
+        loadedClasses("fence.methods=com.acme.legacy.NeverLoaded#upload=f", NO_PROPAGATION);
 
     assertThat(loaded).noneMatch(l -> l.contains(BUILDER));
     assertThat(loaded).anyMatch(l -> l.contains(HelloApp.class.getName() + " "));
@@ -33,7 +37,8 @@ class DeferredByteBuddyIT {
 
   @Test
   void theFencedClassBuildsByteBuddyWhenItLoads() throws IOException {
-    List<String> loaded = loadedClasses("fence.methods=" + HelloApp.class.getName() + "#upload=f");
+    List<String> loaded =
+        loadedClasses("fence.methods=" + HelloApp.class.getName() + "#upload=f", NO_PROPAGATION);
 
     int builder = indexOf(loaded, BUILDER);
     assertThat(builder).isNotNegative();
@@ -42,11 +47,22 @@ class DeferredByteBuddyIT {
   }
 
   @Test
+  void propagationBuildsByteBuddyAtStart() throws IOException {
+    List<String> loaded = loadedClasses("fence.methods=com.acme.legacy.NeverLoaded#upload=f");
+
+    int builder = indexOf(loaded, BUILDER);
+    assertThat(builder).isNotNegative();
+    assertThat(builder).isLessThan(indexOf(loaded, HelloApp.class.getName() + " "));
+  }
+
+  @Test
   void theFileAuditBuildsByteBuddyAtStart() throws IOException {
     Path volume = Files.createTempDirectory("writer-fence-volume-");
     List<String> loaded =
         loadedClasses(
-            "fence.methods=com.acme.legacy.NeverLoaded#upload=f", "audit.paths=" + volume);
+            "fence.methods=com.acme.legacy.NeverLoaded#upload=f",
+            "audit.paths=" + volume,
+            NO_PROPAGATION);
 
     int builder = indexOf(loaded, BUILDER);
     assertThat(builder).isNotNegative();

@@ -30,14 +30,24 @@ class FenceRefusalIT {
   @Test
   void aFenceMethodsClassThatCannotBeInstrumentedIsRefusedAndItsWriteNeverRuns()
       throws IOException {
-    AgentJvm.Result r = run(writer(null), "fence.methods=" + WRITER + "#upload=huge", DATABASE);
+    // Propagation off: Byte Buddy is built when the class loads, the deferred path.
+    AgentJvm.Result r =
+        run(
+            writer(null),
+            "fence.methods=" + WRITER + "#upload=huge",
+            DATABASE,
+            "agent.propagation=false");
 
     assertRefused(r);
   }
 
   @Test
   void aWriterFencedClassThatCannotBeInstrumentedIsRefused() throws IOException {
-    AgentJvm.Result r = run(writer("Ldev/writerfence/annotation/WriterFenced;"), DATABASE);
+    AgentJvm.Result r =
+        run(
+            writer("Ldev/writerfence/annotation/WriterFenced;"),
+            DATABASE,
+            "agent.propagation=false");
 
     assertRefused(r);
   }

@@ -493,6 +493,53 @@ public final class Report {
       target("agent start-up overhead", "< 300 ms", "gap: harness not built", null, "");
     }
     audit();
+    propagation();
+  }
+
+  /**
+   * The propagation rows: one hand-off (submit, run, get) without the agent, with the agent and
+   * propagation off, with it on; with and without a fence held by the submitting thread.
+   */
+  private void propagation() throws IOException {
+    List<Row> without = JmhResults.read(out.resolve("propagation-noagent.json"));
+    List<Row> off = JmhResults.read(out.resolve("propagation-off.json"));
+    List<Row> on = JmhResults.read(out.resolve("propagation-on.json"));
+    md.append(
+        "\nPropagation (`PropagationBenchmark`): one task submitted to a single-thread pool and"
+            + " awaited, in a fork without the agent, one with the agent (`audit.mode=log`) and"
+            + " `agent.propagation=false`, and one with propagation on; the submitting thread"
+            + " holds nothing, or holds a fence (a no-op lease store grants it). Medians, with"
+            + " the fastest sample:\n\n");
+    if (without.isEmpty() || off.isEmpty() || on.isEmpty()) {
+      md.append("not run (it needs forks and the agent jar).\n");
+      return;
+    }
+    md.append(
+        "| hand-off | without the agent (ns) | agent, propagation off (ns) | agent, propagation on"
+            + " (ns) | added by propagation, medians (ns) |\n"
+            + "| --- | --- | --- | --- | --- |\n");
+    for (String call : new String[] {"handOff", "handOffHeld"}) {
+      Optional<Row> a = JmhResults.find(without, call);
+      Optional<Row> b = JmhResults.find(off, call);
+      Optional<Row> c = JmhResults.find(on, call);
+      if (a.isEmpty() || b.isEmpty() || c.isEmpty()) {
+        continue;
+      }
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s (%s) | %s (%s) | %s (%s) | %s |%n",
+              call.equals("handOff")
+                  ? "submit + run + get, nothing held"
+                  : "the same, a fence held",
+              fmt(a.get().percentile("50.0")),
+              fmt(a.get().percentile("0.0")),
+              fmt(b.get().percentile("50.0")),
+              fmt(b.get().percentile("0.0")),
+              fmt(c.get().percentile("50.0")),
+              fmt(c.get().percentile("0.0")),
+              fmt(c.get().percentile("50.0") - b.get().percentile("50.0"))));
+    }
   }
 
   /** The audit rows: each file call with and without the agent, and what the advice added. */
