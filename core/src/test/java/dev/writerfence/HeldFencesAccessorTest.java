@@ -9,6 +9,7 @@ import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.context.ThreadLocalAccessor;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -16,6 +17,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Micrometer's context-propagation carries the held fences through {@link HeldFencesAccessor},
@@ -141,6 +146,46 @@ class HeldFencesAccessorTest extends FenceTestSupport {
     assertThat(carrying.submit(() -> WriterFence.current(name).isPresent()).get())
         .as("submitted outside the hold")
         .isFalse();
+  }
+
+  @Test
+  void reactorsAutomaticContextPropagationCarriesTheHoldToItsSchedulers() throws Exception {
+    WriterFence fence = fence();
+    Hooks.enableAutomaticContextPropagation();
+    try {
+      List<Long> seen =
+          fence.call(
+              request("parent"),
+              () ->
+                  Flux.range(0, 8)
+                      .flatMap(
+                          i ->
+                              Mono.fromCallable(() -> token(name))
+                                  .subscribeOn(Schedulers.boundedElastic()))
+                      .publishOn(Schedulers.parallel())
+                      .map(t -> t == token(name) ? t : -2L)
+                      .collectList()
+                      .block(Duration.ofSeconds(30)));
+      List<Long> after =
+          Flux.range(0, 8)
+              .flatMap(
+                  i ->
+                      Mono.fromCallable(() -> token(name)).subscribeOn(Schedulers.boundedElastic()))
+              .collectList()
+              .block(Duration.ofSeconds(30));
+
+      assertThat(seen)
+          .as("on Reactor's schedulers, inside the fenced call")
+          .hasSize(8)
+          .containsOnly(sql.fencingToken(name));
+      assertThat(after).as("subscribed after the call ended").containsOnly(-1L);
+    } finally {
+      Hooks.disableAutomaticContextPropagation();
+    }
+  }
+
+  private static long token(String fenceName) {
+    return WriterFence.current(fenceName).map(FenceLease::fencingToken).orElse(-1L);
   }
 
   @Test
