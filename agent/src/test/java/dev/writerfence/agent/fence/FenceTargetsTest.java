@@ -11,9 +11,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.FutureTask;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 /** Which methods a class gets fenced, decided from its description as the agent sees it. */
 class FenceTargetsTest {
@@ -82,6 +85,47 @@ class FenceTargetsTest {
         .hasMessageContaining("Legacy#count")
         .hasMessageContaining("which returns int")
         .hasMessageContaining("fence.methods entry");
+  }
+
+  /** A legacy class with lazy and unheld results, named by {@code fence.methods}. */
+  public static class LegacyReactive {
+    public Mono<String> upload() {
+      return Mono.just("uploaded");
+    }
+
+    public CompletableFuture<String> later() {
+      return CompletableFuture.completedFuture("later");
+    }
+  }
+
+  /** A legacy class whose method returns a bare {@code Future} subtype. */
+  public static class LegacyFuture {
+    public FutureTask<String> submit() {
+      return new FutureTask<>(() -> "submitted");
+    }
+  }
+
+  @Test
+  void C32_aLazyResultIsHeldPerSubscriptionAndABareFutureRefusesItsClassNamingTheMethod() {
+    Map<MethodDescription, FenceSpec> fenced =
+        new FenceTargets(
+                List.of(
+                    MethodPattern.parse(
+                        LegacyReactive.class.getName() + "#*=corpus", Optional.empty())))
+            .fencedMethods(TypeDescription.ForLoadedType.of(LegacyReactive.class));
+    assertThat(spec(fenced, "upload").lazy()).as("the Mono's hold").isNotNull();
+    assertThat(spec(fenced, "later").lazy()).as("a stage's hold").isNull();
+
+    // The class is refused while it is transformed (FailClosed), naming the method and the type.
+    FenceTargets futures =
+        new FenceTargets(
+            List.of(
+                MethodPattern.parse(LegacyFuture.class.getName() + "#*=corpus", Optional.empty())));
+    assertThatThrownBy(
+            () -> futures.fencedMethods(TypeDescription.ForLoadedType.of(LegacyFuture.class)))
+        .isInstanceOf(FenceTargets.UnheldResultException.class)
+        .hasMessageContaining("LegacyFuture#submit")
+        .hasMessageContaining("which returns java.util.concurrent.FutureTask");
   }
 
   private static FenceSpec spec(Map<MethodDescription, FenceSpec> fenced, String method) {
