@@ -80,9 +80,11 @@ final class DataSources {
       long millis = seconds * 1000L;
       com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
       config.setPoolName("writer-fence");
-      config.setJdbcUrl(url);
-      config.setUsername(username);
-      config.setPassword(password);
+      // Connections come from pgjdbc's data source, with the driver's own connect, login and read
+      // bounds, never from DriverManager: the agent's relocated driver is registered nowhere (a
+      // legacy application has no driver of its own to find), and an application's driver must
+      // not serve the agent's pool.
+      config.setDataSource(unpooled(url, username, password, queryTimeout));
       config.setMaximumPoolSize(poolSize);
       config.setMinimumIdle(1);
       config.setAutoCommit(true);
@@ -92,10 +94,6 @@ final class DataSources {
       config.setValidationTimeout(Math.max(250, millis / 2));
       // Start even when the database is down: each fenced call then fails closed on its own.
       config.setInitializationFailTimeout(-1);
-      // The driver's own bounds, for the connections the pool opens.
-      config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));
-      config.addDataSourceProperty("loginTimeout", String.valueOf(seconds));
-      config.addDataSourceProperty("socketTimeout", String.valueOf(socketTimeoutSeconds(seconds)));
       return new com.zaxxer.hikari.HikariDataSource(config);
     }
   }

@@ -14,6 +14,8 @@ import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * What the inlined fence advice calls. Public and on the system class path (the agent jar), so the
@@ -31,6 +33,13 @@ public final class FenceDispatch {
 
   /** The key of the method whose next invocation on this thread runs its body unfenced. */
   private static final ThreadLocal<String> PASS_THROUGH = new ThreadLocal<>();
+
+  /**
+   * The JDK logger of the pool shaded into the agent (ADR 45), held here because the JDK keeps
+   * loggers only weakly: set to warnings, so that the pool's start-up lines do not land on the
+   * application's standard error, while its warnings (a connection it cannot open) still do.
+   */
+  private static Logger poolLog;
 
   private FenceDispatch() {}
 
@@ -179,6 +188,10 @@ public final class FenceDispatch {
         // Built on the first fenced call: premain sets up no JDBC, retry or logging. A failure
         // here fails this call (the method does not run) and the next call tries again.
         WriterFenceSettings s = WriterFenceSettings.fromProperties(settings);
+        if (poolLog == null) {
+          poolLog = Logger.getLogger(com.zaxxer.hikari.HikariDataSource.class.getPackageName());
+          poolLog.setLevel(Level.WARNING);
+        }
         fence = s.buildFence(s.dataSource());
       }
       return fence;

@@ -123,6 +123,9 @@ class VirtualThreadPoolIT {
       }
       output = app.output();
       assertThat(app.awaitExit(Duration.ofMinutes(1))).as(app.stderr()).isZero();
+      assertThat(app.stderr())
+          .as("the agent's pool logs its warnings only, not its start-up")
+          .doesNotContain("writer-fence - Start");
     }
 
     Matcher m = OUTCOMES.matcher(outcomes);
