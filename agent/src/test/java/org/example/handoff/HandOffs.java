@@ -3,7 +3,6 @@ package org.example.handoff;
 import dev.writerfence.FenceLease;
 import dev.writerfence.WriterFence;
 import dev.writerfence.audit.UnfencedWriteException;
-import dev.writerfence.bootstrap.CarriedHolds;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +24,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * The body of a fenced method of {@link HandOffApp}: puts {@value #OBJECTS} objects through one
  * hand-off kind, each stamped (metadata {@value #TOKEN}) with the fencing token its task read from
  * {@code WriterFence.current}, and waits for them all. With {@code explicit}, each task is wrapped
- * by {@link CarriedHolds} before it is handed off (the agent's propagation being off).
+ * by {@link WriterFence#wrap(Callable)} before it is handed off (the agent's propagation being
+ * off).
  */
 final class HandOffs {
   static final int OBJECTS = 8;
@@ -95,7 +95,7 @@ final class HandOffs {
   }
 
   private Callable<Void> carry(Callable<Void> task) {
-    return explicit ? CarriedHolds.capture().wrap(task) : task;
+    return explicit ? WriterFence.wrap(task) : task;
   }
 
   private static Runnable runnable(Callable<Void> task) {

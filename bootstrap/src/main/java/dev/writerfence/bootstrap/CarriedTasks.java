@@ -117,7 +117,9 @@ public final class CarriedTasks {
     }
     if (task instanceof java.util.concurrent.FutureTask
         || task instanceof java.util.concurrent.ForkJoinTask) {
-      attach(task);
+      if (!CARRIED.containsKey(new Key(task))) {
+        attach(task); // created outside the hold, handed off inside it
+      }
       return task;
     }
     return CarriedHolds.capture().wrap(task);
