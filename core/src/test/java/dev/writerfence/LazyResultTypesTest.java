@@ -68,6 +68,11 @@ class LazyResultTypesTest {
       return Flux.empty();
     }
 
+    @WriterFenced(value = "c32", interruptOnLoss = true)
+    public Mono<String> monoInterrupted() {
+      return Mono.empty();
+    }
+
     @WriterFenced(value = "c32", onBusy = OnBusy.SKIP)
     public Single<String> singleOrSkip() {
       return Single.just("");
@@ -100,6 +105,15 @@ class LazyResultTypesTest {
         .hasMessageContaining("singleOrSkip")
         .hasMessageContaining("io.reactivex.rxjava3.core.Single")
         .hasMessageContaining("onBusy = SKIP");
+  }
+
+  @Test
+  void interruptOnLossIsRefusedOnALazyResult() {
+    assertThatThrownBy(() -> FencedMethods.lookup(method("monoInterrupted")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("monoInterrupted")
+        .hasMessageContaining("interruptOnLoss is not allowed")
+        .hasMessageContaining("reactor.core.publisher.Mono");
   }
 
   @Test

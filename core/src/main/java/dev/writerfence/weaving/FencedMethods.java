@@ -204,6 +204,9 @@ public final class FencedMethods {
       this.skip = a.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(where, returnTypeName) : null;
       this.interruptOnLoss = a.interruptOnLoss();
       this.lazy = LazyResults.of(where, returnTypeName, subtypeOf, lastParameterTypeName, skip);
+      if (lazy != null && interruptOnLoss) {
+        throw LazyResults.noInterruptOnLoss(where, returnTypeName);
+      }
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
           name.isConstant() && !retryOverridden ? build(name.resolve(null), null) : null;

@@ -250,6 +250,24 @@ public final class LazyResults {
     };
   }
 
+  /**
+   * {@code interruptOnLoss} on a method with a lazy result: its work runs on whichever threads
+   * subscribe and schedule it, which the call does not own, so no thread is the one to interrupt.
+   *
+   * @param where the method, for the message
+   * @param returnTypeName its declared return type
+   * @return the refusal to throw, naming both
+   */
+  public static IllegalArgumentException noInterruptOnLoss(String where, String returnTypeName) {
+    return new IllegalArgumentException(
+        "writer-fence: interruptOnLoss is not allowed on "
+            + where
+            + ", which returns "
+            + returnTypeName
+            + ": its work runs at subscription on threads the call does not own; stop it from"
+            + " lease.onLost (WriterFence.current inside the work gives the lease)");
+  }
+
   private static IllegalArgumentException refused(String where, String type, String why) {
     return new IllegalArgumentException(
         "writer-fence: @WriterFenced cannot hold the result of "

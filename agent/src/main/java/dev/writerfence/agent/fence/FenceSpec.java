@@ -76,6 +76,9 @@ final class FenceSpec {
         pattern.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(method, returnTypeName) : null;
     LazyResults.LazyResult lazy =
         LazyResults.of(method, returnTypeName, subtypeOf, lastParameterTypeName, skip);
+    if (lazy != null && pattern.interruptOnLoss()) {
+      throw LazyResults.noInterruptOnLoss(method, returnTypeName);
+    }
     return new FenceSpec(method, pattern, skip, null, null, returnsFuture, lazy);
   }
 
