@@ -46,6 +46,24 @@ public final class FenceLostException extends WriterFenceException {
   }
 
   /**
+   * The same loss as another copy of writer-fence in this JVM (the agent's relocated one) reported
+   * it, so that the application can catch its own class: the agent makes one with the values and
+   * message of its own exception.
+   *
+   * @param fenceName the fence name; never {@code null}
+   * @param fencingToken the fencing token of the lease that is no longer held
+   * @param reason why, in words
+   * @param message the whole message, as the other copy wrote it
+   * @param cause the cause, or {@code null}
+   */
+  public FenceLostException(
+      String fenceName, long fencingToken, String reason, String message, Throwable cause) {
+    super(fenceName, message, cause);
+    this.fencingToken = fencingToken;
+    this.reason = reason;
+  }
+
+  /**
    * @return the fencing token of the lease that is no longer held
    */
   public long fencingToken() {

@@ -1,5 +1,6 @@
 package dev.writerfence.agent.fence;
 
+import dev.writerfence.FenceLostException;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceException;
 import java.lang.reflect.Constructor;
@@ -74,6 +75,17 @@ final class CallerExceptions {
                 busy.attempts(),
                 busy.holderLabel().orElse(null),
                 busy.holderExpiresAt().orElse(null));
+      } else if (own instanceof FenceLostException lost) {
+        Constructor<?> c =
+            theirs.getConstructor(
+                String.class, long.class, String.class, String.class, Throwable.class);
+        made =
+            c.newInstance(
+                lost.fenceName(),
+                lost.fencingToken(),
+                lost.reason(),
+                lost.getMessage(),
+                lost.getCause());
       } else {
         // WriterFenceUnavailableException and WriterFenceInterruptedException.
         Constructor<?> c = theirs.getConstructor(String.class, String.class, Throwable.class);

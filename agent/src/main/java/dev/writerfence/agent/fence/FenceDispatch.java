@@ -90,7 +90,8 @@ public final class FenceDispatch {
     try {
       WriterFence f = fence();
       FencedCall call = FencedCalls.enter(f, spec.request(args, f.defaultRetryPolicy()));
-      return call.joined() ? null : new Entered(call, spec.exitReturnType());
+      // A joined call has an exit too: one that asked to be interrupted on loss must disarm.
+      return new Entered(call, spec.exitReturnType(), type);
     } catch (WriterFenceBusyException e) {
       if (spec.skipOnBusy() != null) {
         return new Skipped(spec.skipOnBusy().skip(e));
@@ -117,7 +118,11 @@ public final class FenceDispatch {
     if (!(entered instanceof Entered e)) {
       return returned;
     }
-    return e.call().exit(returned, thrown, e.returnType());
+    try {
+      return e.call().exit(returned, thrown, e.returnType());
+    } catch (WriterFenceException lost) { // lost while it ran, and the call asked to be interrupted
+      throw CallerExceptions.forCaller(e.type(), lost);
+    }
   }
 
   /**
@@ -198,7 +203,7 @@ public final class FenceDispatch {
     }
   }
 
-  private record Entered(FencedCall call, Class<?> returnType) {}
+  private record Entered(FencedCall call, Class<?> returnType, Class<?> type) {}
 
   /**
    * What {@link #enter} returns for a call skipped because the fence stayed busy: the enter advice
