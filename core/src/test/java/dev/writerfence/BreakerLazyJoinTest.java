@@ -1,0 +1,118 @@
+package dev.writerfence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.weaving.FencedMethods;
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Breaker probe (issue 13, case C32): a fenced call whose result outlives the call (a lazy result
+ * subscribed, or a {@code CompletionStage} returned) made on a thread that already holds the same
+ * fence name joins that hold and takes no lease of its own. Once the outer call returns and
+ * releases, the inner call's work goes on with no lease at all, and a second writer gets the fence
+ * while it writes: two writers at once, no error. Found by the breaker session; left unfixed: a fix
+ * has to keep the outer lease until the joined work ends (or end that work when the outer hold
+ * ends), and a joined call must not acquire anew (it would wait for its own parent's lease).
+ */
+class BreakerLazyJoinTest extends FenceTestSupport {
+
+  /** Fenced methods whose work goes on on another thread until told to finish. */
+  static class Writer {
+    final CountDownLatch writing = new CountDownLatch(1);
+    final CountDownLatch finish = new CountDownLatch(1);
+
+    private String work() throws InterruptedException {
+      writing.countDown();
+      finish.await(30, TimeUnit.SECONDS);
+      return "written";
+    }
+
+    @WriterFenced("{0}")
+    public Mono<String> mono(String fence) {
+      return Mono.fromCallable(this::work).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    @WriterFenced("{0}")
+    public CompletableFuture<String> stage(String fence) {
+      return CompletableFuture.supplyAsync(
+          () -> {
+            try {
+              return work();
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+          });
+    }
+  }
+
+  @Disabled(
+      "breaker finding, unfixed: a Mono subscribed inside an outer hold of its name joins it and"
+          + " runs on unleased after the outer call releases")
+  @Test
+  void aMonoSubscribedInsideAnOuterHoldOfItsNameIsStillHeldAfterTheOuterCallReturns()
+      throws Throwable {
+    Writer writer = new Writer();
+    assertHeldAfterTheOuterCall(
+        writer,
+        "mono",
+        (result, done) -> ((Mono<?>) result).doFinally(s -> done.countDown()).subscribe());
+  }
+
+  @Disabled(
+      "breaker finding, unfixed: a CompletionStage returned inside an outer hold of its name joins"
+          + " it and completes unleased after the outer call releases")
+  @Test
+  void aStageReturnedInsideAnOuterHoldOfItsNameIsStillHeldAfterTheOuterCallReturns()
+      throws Throwable {
+    Writer writer = new Writer();
+    assertHeldAfterTheOuterCall(
+        writer,
+        "stage",
+        (result, done) -> ((CompletableFuture<?>) result).whenComplete((v, t) -> done.countDown()));
+  }
+
+  /** Calls {@code method} inside an outer call of the same name, then tries a second writer. */
+  private void assertHeldAfterTheOuterCall(
+      Writer writer, String method, BiConsumer<Object, CountDownLatch> start) throws Throwable {
+    Method m = Writer.class.getMethod(method, String.class);
+    try (WriterFence fence = fence();
+        WriterFence other = fence()) {
+      CountDownLatch done = new CountDownLatch(1);
+      fence.run(
+          FenceRequest.of(name),
+          () -> {
+            try {
+              Object result =
+                  FencedMethods.proceed(
+                      fence, m, new Object[] {name}, () -> m.invoke(writer, name));
+              start.accept(result, done); // fire and forget
+            } catch (Throwable t) {
+              throw new IllegalStateException(t);
+            }
+          });
+      assertThat(writer.writing.await(10, TimeUnit.SECONDS)).as("the inner write started").isTrue();
+      Optional<FenceLease> second;
+      try {
+        // The outer call has returned; the inner fenced call's work still writes.
+        second = other.tryAcquire(FenceRequest.builder(name).holderLabel("second").build());
+        second.ifPresent(other::release);
+      } finally {
+        writer.finish.countDown();
+        done.await(10, TimeUnit.SECONDS);
+      }
+      assertThat(second)
+          .as("a second writer acquired while the inner fenced call was still writing")
+          .isEmpty();
+    }
+  }
+}
