@@ -16,11 +16,11 @@ import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Breaker probe (issue 13, case C32, leaks): a fenced Flux subscribed from a non-blocking thread
- * waits for its lease on boundedElastic and is cancelled while it waits; the other writer then
- * releases. No lease may stay behind for the cancelled subscription, and its body never runs.
+ * Guard (C32, leaks): a fenced Flux subscribed from a non-blocking thread waits for its lease on
+ * boundedElastic and is cancelled while it waits; the other writer then releases. No lease may stay
+ * behind for the cancelled subscription, and its body never runs.
  */
-class BreakerCancelDuringAcquireTest extends FenceTestSupport {
+class CancelDuringAcquireTest extends FenceTestSupport {
 
   static class Writer {
     final AtomicInteger runs = new AtomicInteger();

@@ -16,15 +16,15 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Breaker probe (issue 13, case C32): a fenced call whose result outlives the call (a lazy result
- * subscribed, or a {@code CompletionStage} returned) made on a thread that already holds the same
- * fence name joins that hold and takes no lease of its own. Once the outer call returns and
- * releases, the inner call's work goes on with no lease at all, and a second writer gets the fence
- * while it writes: two writers at once, no error. Found by the breaker session; left unfixed: a fix
- * has to keep the outer lease until the joined work ends (or end that work when the outer hold
- * ends), and a joined call must not acquire anew (it would wait for its own parent's lease).
+ * Known gap (C32): a fenced call whose result outlives the call (a lazy result subscribed, or a
+ * {@code CompletionStage} returned) made on a thread that already holds the same fence name joins
+ * that hold and takes no lease of its own. Once the outer call returns and releases, the inner
+ * call's work goes on with no lease at all, and a second writer gets the fence while it writes: two
+ * writers at once, no error. Not fixed yet: a fix has to keep the outer lease until the joined work
+ * ends (or end that work when the outer hold ends), and a joined call must not acquire anew (it
+ * would wait for its own parent's lease).
  */
-class BreakerLazyJoinTest extends FenceTestSupport {
+class JoinedAsyncResultTest extends FenceTestSupport {
 
   /** Fenced methods whose work goes on on another thread until told to finish. */
   static class Writer {
@@ -56,7 +56,7 @@ class BreakerLazyJoinTest extends FenceTestSupport {
   }
 
   @Disabled(
-      "breaker finding, unfixed: a Mono subscribed inside an outer hold of its name joins it and"
+      "known gap, not fixed yet: a Mono subscribed inside an outer hold of its name joins it and"
           + " runs on unleased after the outer call releases")
   @Test
   void aMonoSubscribedInsideAnOuterHoldOfItsNameIsStillHeldAfterTheOuterCallReturns()
@@ -69,7 +69,7 @@ class BreakerLazyJoinTest extends FenceTestSupport {
   }
 
   @Disabled(
-      "breaker finding, unfixed: a CompletionStage returned inside an outer hold of its name joins"
+      "known gap, not fixed yet: a CompletionStage returned inside an outer hold of its name joins"
           + " it and completes unleased after the outer call releases")
   @Test
   void aStageReturnedInsideAnOuterHoldOfItsNameIsStillHeldAfterTheOuterCallReturns()

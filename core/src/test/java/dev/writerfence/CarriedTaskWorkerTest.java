@@ -13,12 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Breaker probe (issue 13, case C33, leaks and fail-open): after carried tasks end, and after the
- * parent's hold ends, the pool's worker holds nothing: neither an entry on its held-fence stack nor
- * a lease seen by {@code WriterFence.current}, whichever way the task was handed over (execute,
- * submit, invokeAll, invokeAny, a failing task, a periodic task).
+ * Guard (C33, leaks and fail-open): after carried tasks end, and after the parent's hold ends, the
+ * pool's worker holds nothing: neither an entry on its held-fence stack nor a lease seen by {@code
+ * WriterFence.current}, whichever way the task was handed over (execute, submit, invokeAll,
+ * invokeAny, a failing task, a periodic task).
  */
-class BreakerWorkerLeakTest extends FenceTestSupport {
+class CarriedTaskWorkerTest extends FenceTestSupport {
 
   @Test
   void aWorkerHoldsNothingAfterCarriedTasksEndAndAfterTheParentsHoldEnds() throws Exception {
