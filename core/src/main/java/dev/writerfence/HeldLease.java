@@ -84,6 +84,12 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
   private volatile boolean released;
   private volatile String lostReason;
+
+  // Joined calls whose work may outlive the call that holds this lease (a stage, a lazy result, a
+  // carried task's fenced call): while any is pinned, a release is deferred to the last unpin.
+  private final Object pinLock = new Object();
+  private int pins; // guarded by pinLock
+  private boolean releaseDeferred; // guarded by pinLock
   private volatile Instant expiresAt;
   private volatile long validUntilNanos;
   private volatile LocalTurns.Turn turn;
@@ -611,6 +617,9 @@ final class HeldLease implements FencedCall, FenceLease.State {
    * (transient errors retried by the fence's release retry), then the turn handed on.
    */
   boolean release() {
+    if (deferRelease()) {
+      return true; // released by the last joined call that still runs inside this hold
+    }
     isValid(); // a lease whose time ran out is lost from now on
     boolean lost = lostReason != null;
     if (!RELEASED.compareAndSet(this, false, true)) {
@@ -667,6 +676,47 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
     toldReleased(freed);
     return freed;
+  }
+
+  /**
+   * Pins this lease for a joined call, so that its release waits for that call's work to end.
+   *
+   * @return the unpin to run once, when the joined work has ended; {@code null} when the lease is
+   *     released (or its release was asked for) or no longer valid: then there is no hold to join
+   */
+  Runnable pin() {
+    if (!isValid()) { // outside the lock: finding it lost tells the listener
+      return null;
+    }
+    synchronized (pinLock) {
+      if (released || releaseDeferred) {
+        return null;
+      }
+      pins++;
+    }
+    return this::unpin;
+  }
+
+  private void unpin() {
+    boolean releaseNow;
+    synchronized (pinLock) {
+      pins--;
+      releaseNow = pins == 0 && releaseDeferred;
+    }
+    if (releaseNow) {
+      releaseAfter(null);
+    }
+  }
+
+  /** {@code true} when joined work still runs inside this hold: its last unpin releases. */
+  private boolean deferRelease() {
+    synchronized (pinLock) {
+      if (pins == 0) {
+        return false;
+      }
+      releaseDeferred = true;
+      return true;
+    }
   }
 
   /** Releases after the guarded code; never masks the code's own outcome. */
@@ -947,12 +997,32 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
   }
 
-  /** A fenced call inside a hold this thread took before: it releases nothing. */
+  /**
+   * A fenced call inside a hold this thread took before: it releases nothing. Inside a hold of this
+   * copy of core it pins that lease until its own work ends (a stage it returned completes, its
+   * exit otherwise), so the outer call's release cannot leave that work unleased.
+   */
   static final class Joined implements FencedCall {
-    /** The one instance: it has no state. */
-    static final Joined OUTER = new Joined();
+    /** The joined call of a hold that cannot be pinned (another copy of core's). */
+    static final Joined OUTER = new Joined(null);
 
-    private Joined() {}
+    private final Runnable unpin; // null: nothing pinned
+
+    private Joined(Runnable unpin) {
+      this.unpin = unpin;
+    }
+
+    /**
+     * @param outer the hold to join, found valid on this thread
+     * @return the joined call, or {@code null} when the hold ended meanwhile (acquire instead)
+     */
+    static Joined of(HeldFenceStack.Entry outer) {
+      if (!(outer instanceof StackEntry own)) {
+        return OUTER;
+      }
+      Runnable unpin = own.held().pin();
+      return unpin == null ? null : new Joined(unpin);
+    }
 
     @Override
     public boolean joined() {
@@ -971,6 +1041,14 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
     @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
+      if (unpin == null) {
+        return returned;
+      }
+      if (thrown == null && returned instanceof CompletionStage<?> stage) {
+        stage.whenComplete((value, failure) -> unpin.run());
+      } else {
+        unpin.run();
+      }
       return returned;
     }
 

@@ -138,9 +138,13 @@ final class LeaseAcquirer {
     if (HeldFenceStack.holds(fenceName)) {
       Optional<HeldFenceStack.Entry> outer = HeldFences.find(store, fenceName);
       if (outer.isPresent()) {
-        return interruptOnLoss
-            ? HeldLease.JoinedInterruptible.of(FenceLease.of(outer.get()))
-            : HeldLease.Joined.OUTER;
+        if (interruptOnLoss) {
+          return HeldLease.JoinedInterruptible.of(FenceLease.of(outer.get()));
+        }
+        HeldLease.Joined joined = HeldLease.Joined.of(outer.get());
+        if (joined != null) {
+          return joined;
+        } // the outer hold was released meanwhile: acquire after it
       }
     }
     refuseWhenClosed(fenceName);

@@ -368,9 +368,14 @@ public final class WriterFence implements AutoCloseable {
    * logged once already, so neither a {@code false} answer nor a failure is logged again, and a
    * failure is answered {@code false} instead of thrown.
    *
+   * <p>While a fenced call that joined this hold still has work running (a stage it returned, a
+   * lazy result subscribed, a carried task's fenced call), the release is deferred until that work
+   * ends: this returns {@code true} at once and the last of that work releases.
+   *
    * @param lease a lease from this fence; never {@code null}
-   * @return {@code true} when freed; {@code false} when the lease had expired and another holder
-   *     took it over, or it was already released (a second release of one lease sends nothing)
+   * @return {@code true} when freed (or deferred to joined work still running); {@code false} when
+   *     the lease had expired and another holder took it over, or it was already released (a second
+   *     release of one lease sends nothing)
    * @throws IllegalArgumentException when the lease is another copy of writer-fence's (a method the
    *     agent fenced), which the call that took it releases
    * @throws WriterFenceUnavailableException when the database cannot be reached, or kept failing

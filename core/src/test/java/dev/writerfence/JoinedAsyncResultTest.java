@@ -1,28 +1,26 @@
 package dev.writerfence;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Known gap (C32): a fenced call whose result outlives the call (a lazy result subscribed, or a
- * {@code CompletionStage} returned) made on a thread that already holds the same fence name joins
- * that hold and takes no lease of its own. Once the outer call returns and releases, the inner
- * call's work goes on with no lease at all, and a second writer gets the fence while it writes: two
- * writers at once, no error. Not fixed yet: a fix has to keep the outer lease until the joined work
- * ends (or end that work when the outer hold ends), and a joined call must not acquire anew (it
- * would wait for its own parent's lease).
+ * C32: a fenced call whose result outlives the call (a lazy result subscribed, or a {@code
+ * CompletionStage} returned) made on a thread that already holds the same fence name joins that
+ * hold and pins it: the outer call's release waits until the joined work has ended, so no second
+ * writer gets the fence while that work still writes, and the row is freed once it ends.
  */
 class JoinedAsyncResultTest extends FenceTestSupport {
 
@@ -55,9 +53,6 @@ class JoinedAsyncResultTest extends FenceTestSupport {
     }
   }
 
-  @Disabled(
-      "known gap, not fixed yet: a Mono subscribed inside an outer hold of its name joins it and"
-          + " runs on unleased after the outer call releases")
   @Test
   void aMonoSubscribedInsideAnOuterHoldOfItsNameIsStillHeldAfterTheOuterCallReturns()
       throws Throwable {
@@ -68,9 +63,6 @@ class JoinedAsyncResultTest extends FenceTestSupport {
         (result, done) -> ((Mono<?>) result).doFinally(s -> done.countDown()).subscribe());
   }
 
-  @Disabled(
-      "known gap, not fixed yet: a CompletionStage returned inside an outer hold of its name joins"
-          + " it and completes unleased after the outer call releases")
   @Test
   void aStageReturnedInsideAnOuterHoldOfItsNameIsStillHeldAfterTheOuterCallReturns()
       throws Throwable {
@@ -113,6 +105,11 @@ class JoinedAsyncResultTest extends FenceTestSupport {
       assertThat(second)
           .as("a second writer acquired while the inner fenced call was still writing")
           .isEmpty();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(sql.state(name)).as("released once the work ended").isEqualTo("free"));
     }
   }
 }

@@ -369,9 +369,12 @@ public final class LazyResults {
       }
     }
 
-    /** Releases an acquired lease; never throws (a failure goes to {@code failure} or the log). */
+    /**
+     * Releases an acquired lease, or lets go of the outer hold a joined subscription pinned; never
+     * throws (a failure goes to {@code failure} or the log).
+     */
     void release(Throwable failure) {
-      if (call != null && !call.joined()) {
+      if (call != null) {
         call.exit(null, failure, Void.class);
       }
     }
