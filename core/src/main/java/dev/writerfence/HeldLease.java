@@ -939,12 +939,36 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
   }
 
+  /** What every joined call shares: it took no lease of its own and pushed no entry. */
+  private abstract static class JoinedCall implements FencedCall {
+    @Override
+    public boolean joined() {
+      return true;
+    }
+
+    @Override
+    public FenceLease lease() {
+      return null;
+    }
+
+    @Override
+    public HeldFenceStack.Entry entry() {
+      return null;
+    }
+
+    @Override
+    public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType)
+        throws Throwable {
+      return around(this, invocation, declaredReturnType);
+    }
+  }
+
   /**
    * A fenced call inside a hold this thread took before that asked to be interrupted on loss: it
    * releases nothing, interrupts its thread if the hold is lost while it runs, and then ends in
    * {@link FenceLostException}.
    */
-  static final class JoinedInterruptible implements FencedCall {
+  static final class JoinedInterruptible extends JoinedCall {
     private final FenceLease outer;
     private final Interrupter interrupter;
 
@@ -966,21 +990,6 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
 
     @Override
-    public boolean joined() {
-      return true;
-    }
-
-    @Override
-    public FenceLease lease() {
-      return null;
-    }
-
-    @Override
-    public HeldFenceStack.Entry entry() {
-      return null;
-    }
-
-    @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
       interrupter.disarm();
       Optional<String> reason = outer.lostReason();
@@ -989,12 +998,6 @@ final class HeldLease implements FencedCall, FenceLease.State {
       }
       return returned;
     }
-
-    @Override
-    public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType)
-        throws Throwable {
-      return around(this, invocation, declaredReturnType);
-    }
   }
 
   /**
@@ -1002,7 +1005,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
    * copy of core it pins that lease until its own work ends (a stage it returned completes, its
    * exit otherwise), so the outer call's release cannot leave that work unleased.
    */
-  static final class Joined implements FencedCall {
+  static final class Joined extends JoinedCall {
     /** The joined call of a hold that cannot be pinned (another copy of core's). */
     static final Joined OUTER = new Joined(null);
 
@@ -1025,21 +1028,6 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
 
     @Override
-    public boolean joined() {
-      return true;
-    }
-
-    @Override
-    public FenceLease lease() {
-      return null;
-    }
-
-    @Override
-    public HeldFenceStack.Entry entry() {
-      return null;
-    }
-
-    @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
       if (unpin == null) {
         return returned;
@@ -1050,12 +1038,6 @@ final class HeldLease implements FencedCall, FenceLease.State {
         unpin.run();
       }
       return returned;
-    }
-
-    @Override
-    public Object proceed(FencedInvocation invocation, Class<?> declaredReturnType)
-        throws Throwable {
-      return around(this, invocation, declaredReturnType);
     }
   }
 }
