@@ -400,7 +400,7 @@ class CoreCasesTest extends FenceTestSupport {
       for (ForkedJvm other : others) {
         other.awaitLines("result ", 8, PROCESS_ANSWER).forEach(l -> results.add(l.substring(7)));
       }
-      assertThat(results).hasSize(32).containsOnlyOnce("acquired 1");
+      assertThat(results).hasSize(32).containsOnlyOnce("acquired " + FencingTokens.first(1));
       assertThat(results).filteredOn("busy"::equals).hasSize(31);
 
       for (ForkedJvm other : others) {
@@ -444,10 +444,10 @@ class CoreCasesTest extends FenceTestSupport {
     assertThat(listener.attemptsOfLastAcquire()).isEqualTo(4);
     assertThat(listener.busyAttempts()).isZero();
     assertThat(listener.busy()).isZero();
-    assertThat(token).as("failed attempts left nothing behind").isEqualTo(1L);
+    assertThat(token).as("failed attempts left nothing behind").isEqualTo(FencingTokens.first(1));
     assertThat(listener.freed()).isEqualTo(1);
     assertThat(faulty.state(name)).isEqualTo("free");
-    assertThat(faulty.fencingToken(name)).isEqualTo(1L);
+    assertThat(faulty.fencingToken(name)).isEqualTo(FencingTokens.first(1));
   }
 
   @Test

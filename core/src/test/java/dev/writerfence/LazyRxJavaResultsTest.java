@@ -72,12 +72,18 @@ class LazyRxJavaResultsTest extends FenceTestSupport {
       assertThat(writers.runs).as("bodies run before any subscription").hasValue(0);
 
       assertThat(maybe.blockingGet()).isEqualTo("maybe");
-      assertThat(writers.tokenInside).as("the lease inside the Maybe").hasValue(1);
+      assertThat(writers.tokenInside)
+          .as("the lease inside the Maybe")
+          .hasValue(FencingTokens.first(1));
       completable.blockingAwait();
-      assertThat(writers.tokenInside).as("the lease inside the Completable").hasValue(2);
+      assertThat(writers.tokenInside)
+          .as("the lease inside the Completable")
+          .hasValue(FencingTokens.first(1) + 1);
       assertThat(observable.map(Object::toString).toList().blockingGet())
           .containsExactly("observable");
-      assertThat(writers.tokenInside).as("the lease inside the Observable").hasValue(3);
+      assertThat(writers.tokenInside)
+          .as("the lease inside the Observable")
+          .hasValue(FencingTokens.first(1) + 2);
       assertThat(sql.state(name)).as("the row after the three").isEqualTo("free");
     }
   }

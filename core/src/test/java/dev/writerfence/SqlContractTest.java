@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
  * {@code lease_status} view, and the installer that puts them in place.
  */
 class SqlContractTest extends FenceTestSupport {
+  /** A fence name's first fencing token on the embedded server's timeline 1. */
+  private static final long FIRST = FencingTokens.first(1);
 
   @Test
   void acquireAnswersATokenOrNullAndTheSameHolderGetsItsCurrentTokenBack() throws Exception {
@@ -35,7 +37,7 @@ class SqlContractTest extends FenceTestSupport {
     Long token = sql.acquire(name, holder, "first", 30);
     OffsetDateTime expiresAt = sql.expiresAt(name);
 
-    assertThat(token).isEqualTo(1L);
+    assertThat(token).as("a name's first token on timeline 1").isEqualTo(FIRST);
     assertThat(sql.acquire(name, holder, "first", 30)).isEqualTo(token);
     assertThat(sql.expiresAt(name)).as("a repeat changes nothing").isEqualTo(expiresAt);
     assertThat(sql.acquire(name, UUID.randomUUID(), "second", 30)).isNull();
@@ -103,7 +105,7 @@ class SqlContractTest extends FenceTestSupport {
     }
     assertThat(sql.acquire(name, UUID.randomUUID(), "next", 30))
         .as("free again once that session is done")
-        .isEqualTo(2L);
+        .isEqualTo(FIRST + 1);
   }
 
   @Test
@@ -197,7 +199,7 @@ class SqlContractTest extends FenceTestSupport {
     assertThat(sql.release(name, second)).as("the stale holder").isFalse();
     assertThat(statusRow().state()).isEqualTo("held");
     assertThat(statusRow().holderLabel()).isEqualTo("third");
-    assertThat(List.of(t1, t2, t3)).containsExactly(1L, 2L, 3L);
+    assertThat(List.of(t1, t2, t3)).containsExactly(FIRST, FIRST + 1, FIRST + 2);
   }
 
   @Test
@@ -245,10 +247,10 @@ class SqlContractTest extends FenceTestSupport {
                 "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables"
                     + " WHERE schemaname = ?",
                 schema))
-        .as("one lease table and one waiter table")
-        .isEqualTo("lease,waiter");
+        .as("one table of each")
+        .isEqualTo("issuing_cluster,lease,waiter");
     ContractCalls installed = new ContractCalls(DB.dataSource(), schema);
-    assertThat(installed.acquire(name, UUID.randomUUID(), "after", 30)).isEqualTo(1L);
+    assertThat(installed.acquire(name, UUID.randomUUID(), "after", 30)).isEqualTo(FIRST);
   }
 
   @Test
@@ -261,7 +263,7 @@ class SqlContractTest extends FenceTestSupport {
       }
       c.setAutoCommit(false);
       assertThat(call(c, "SELECT " + SCHEMA + ".acquire(?, ?, 'h', 30)", name, holder))
-          .isEqualTo("1");
+          .isEqualTo(Long.toString(FIRST));
       assertThat(synchronousCommit(c))
           .as("acquire must be durable when it answers")
           .isEqualTo("on");

@@ -35,6 +35,8 @@ public final class SchemaCommand implements Runnable {
       description = {
         "Install the SQL contract, or bring it up to date. Idempotent: lease rows and their"
             + " fencing tokens are kept.",
+        "Refuses, changing nothing, a schema whose tables or functions under the contract's names"
+            + " have another shape (each difference named), or a newer contract version.",
         "Connect as the role that is to own the lease table (only the owner can read it)."
       })
   static final class Install implements Callable<Integer> {
@@ -63,11 +65,17 @@ public final class SchemaCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       try (Connection c = db.dataSource().getConnection()) {
         boolean existed = tableExists(c, db.schema());
+        int before = existed ? versionBefore(c, db.schema()) : 0;
         String who = currentUser(c);
         schema.install(c);
         int version = version(c, db.schema());
         String grantee = grantTo != null ? grantTo : who;
-        if (existed) {
+        if (existed && before > 0 && before < version) {
+          out.printf(
+              "upgraded the SQL contract in schema '%s' from version %d to %d; lease rows and"
+                  + " fencing tokens kept%n",
+              db.schema(), before, version);
+        } else if (existed) {
           out.printf(
               "schema '%s' was already installed; re-applied the SQL contract version %d"
                   + " (functions, status view, grants); lease rows and fencing tokens kept%n",
@@ -94,6 +102,20 @@ public final class SchemaCommand implements Runnable {
           return rs.getBoolean(1);
         }
       }
+    }
+
+    /** The version installed before, 0 when the schema has no schema_version(). */
+    private static int versionBefore(Connection c, String schema) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement("SELECT to_regprocedure(?) IS NOT NULL")) {
+        ps.setString(1, schema + ".schema_version()");
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(1)) {
+            return 0;
+          }
+        }
+      }
+      return version(c, schema);
     }
 
     private static String currentUser(Connection c) throws SQLException {

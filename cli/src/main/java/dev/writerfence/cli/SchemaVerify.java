@@ -23,17 +23,25 @@ import picocli.CommandLine.Spec;
 /**
  * {@code writer-fence schema verify}: checks that an installed SQL contract is the version this
  * build expects and that its privileges are as {@code schema install} left them (ADR 3). Every
- * check is printed as {@code OK} or {@code FAIL}; any {@code FAIL} makes the exit status 1.
+ * check is printed as {@code OK} or {@code FAIL}; any {@code FAIL} makes the exit status 1. What an
+ * operator should look at but is no failure (fencing tokens a restore may repeat, ADR 47) is
+ * printed as {@code WARN}.
  */
 @Command(
     name = "verify",
     mixinStandardHelpOptions = true,
     description = {
-      "Check the installed SQL contract: its version, that the lease table is closed to PUBLIC"
+      "Check the installed SQL contract: its version, its shape (each table's columns, types,"
+          + " keys and constraints, each function's signature, result, rights and body, as the"
+          + " shipped migrations make them), that the lease table is closed to PUBLIC"
           + " with row-level security on, that the functions are SECURITY DEFINER with a pinned"
           + " search_path and not executable by PUBLIC, and (--grant-to) the application role's"
           + " rights.",
-      "Prints OK or FAIL per check; exit status 1 on any FAIL. Any role can run it."
+      "Prints OK or FAIL per check, and WARN where fencing tokens may repeat (rows restored"
+          + " from a later timeline or from another cluster); exit status 1 on any FAIL, never"
+          + " on a WARN. Any role with CREATE on the"
+          + " database can run it: the shape is compared with the shipped contract built in a"
+          + " scratch schema, rolled back."
     })
 final class SchemaVerify implements Callable<Integer> {
   /**
@@ -45,8 +53,11 @@ final class SchemaVerify implements Callable<Integer> {
   private static final String TABLE_PRIVILEGES =
       "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER";
 
-  /** The contract's tables (lease rows, queued tickets): closed to all but their owner. */
-  private static final List<String> TABLES = List.of("lease", "waiter");
+  /**
+   * The contract's tables (lease rows, queued tickets, clusters that issued tokens): closed to all
+   * but their owner.
+   */
+  private static final List<String> TABLES = List.of("lease", "waiter", "issuing_cluster");
 
   /** The contract's views for operators, readable by the application role. */
   private static final List<String> VIEWS = List.of("lease_status", "queue_status");
@@ -64,6 +75,7 @@ final class SchemaVerify implements Callable<Integer> {
   String grantTo;
 
   private int failures;
+  private int warnings;
   private int checks;
   private PrintWriter out;
 
@@ -90,7 +102,11 @@ final class SchemaVerify implements Callable<Integer> {
           "table " + s + ".lease exists" + (owner != null ? " (owner '" + owner + "')" : ""))) {
         return done();
       }
-      checkVersion(c, s);
+      int version = checkVersion(c, s);
+      ShapeCheck.of(c, s).forEach(v -> check(v.ok(), v.what()));
+      if (version >= 3) {
+        checkTokenEpoch(c, s);
+      }
       for (String table : TABLES) {
         checkNoPublicPrivilege(c, s + "." + table, "table");
       }
@@ -113,7 +129,24 @@ final class SchemaVerify implements Callable<Integer> {
     return done();
   }
 
-  private void checkVersion(Connection c, String s) {
+  private void checkTokenEpoch(Connection c, String s) {
+    try {
+      for (TokenEpochCheck.Finding f : TokenEpochCheck.of(c, s)) {
+        if (f.warning()) {
+          warn(f.what());
+        } else {
+          check(true, f.what());
+        }
+      }
+    } catch (SQLException e) {
+      check(false, s + ".token_epoch_status() could not be called: " + WriterFenceCli.describe(e));
+    }
+  }
+
+  /**
+   * @return the installed version, or 0 when it could not be read
+   */
+  private int checkVersion(Connection c, String s) {
     String sql = "SELECT " + s + ".schema_version()"; // a checked identifier
     try (PreparedStatement ps = c.prepareStatement(sql);
         ResultSet rs = ps.executeQuery()) {
@@ -127,8 +160,10 @@ final class SchemaVerify implements Callable<Integer> {
               + (version == FenceSchema.VERSION
                   ? ""
                   : ", this build expects " + FenceSchema.VERSION));
+      return version;
     } catch (SQLException e) {
       check(false, s + ".schema_version() could not be called: " + WriterFenceCli.describe(e));
+      return 0;
     }
   }
 
@@ -362,9 +397,18 @@ final class SchemaVerify implements Callable<Integer> {
     return ok;
   }
 
+  /** A finding that needs an operator's eye but is no failure: printed, exit status unchanged. */
+  private void warn(String what) {
+    warnings++;
+    out.println("WARN  " + what);
+  }
+
   private int done() {
     if (failures == 0) {
-      out.printf("all %d checks passed%n", checks);
+      out.printf(
+          "all %d checks passed%s%n",
+          checks,
+          warnings == 0 ? "" : ", " + warnings + (warnings == 1 ? " warning" : " warnings"));
     } else {
       out.printf("%d of %d checks failed%n", failures, checks);
     }

@@ -3,6 +3,7 @@ package dev.writerfence.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceRequest;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
@@ -105,7 +106,9 @@ class CliJarIT {
               Pattern.quote(name)
                   + " +"
                   + Pattern.quote("cli-jar-it@" + HolderLabel.instance())
-                  + " +1 .* held");
+                  + " +"
+                  + FencingTokens.first(1)
+                  + " .* held");
     }
   }
 

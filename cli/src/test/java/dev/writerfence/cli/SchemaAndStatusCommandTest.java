@@ -7,6 +7,7 @@ import dev.writerfence.FenceRequest;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Method;
@@ -33,7 +34,12 @@ class SchemaAndStatusCommandTest {
     Cli.Run first = installSchema(schema);
     assertThat(first.exitCode()).as(first.err()).isZero();
     assertThat(first.out())
-        .contains("installed the SQL contract version 2 in schema '" + schema + "'");
+        .contains(
+            "installed the SQL contract version "
+                + FenceSchema.VERSION
+                + " in schema '"
+                + schema
+                + "'");
     assertThat(count("SELECT count(*) FROM pg_namespace WHERE nspname = ?", schema)).isEqualTo(1);
 
     WriterFence fence = WriterFence.builder(db.dataSource()).schema(schema).build();

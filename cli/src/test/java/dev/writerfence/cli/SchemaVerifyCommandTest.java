@@ -2,7 +2,11 @@ package dev.writerfence.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.FencingTokens;
 import dev.writerfence.schema.ContractFunctions;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.testing.CatalogSnapshot;
+import dev.writerfence.testing.ContractTampering;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +29,10 @@ class SchemaVerifyCommandTest {
     assertThat(run.out())
         .contains("OK    schema 'cli_verify_fresh' exists")
         .contains("OK    table cli_verify_fresh.lease exists (owner 'postgres')")
-        .contains("OK    cli_verify_fresh.schema_version() is 2")
+        .contains("OK    cli_verify_fresh.schema_version() is " + FenceSchema.VERSION)
+        .contains("OK    cli_verify_fresh.issuing_cluster has row-level security on")
+        .contains("OK    fencing tokens: this server (cluster ")
+        .contains(", timeline 1) grants above every token in cli_verify_fresh.lease (none yet)")
         .contains("OK    table cli_verify_fresh.lease has no privilege for PUBLIC")
         .contains("OK    view cli_verify_fresh.lease_status has no privilege for PUBLIC")
         .contains("OK    cli_verify_fresh.lease has row-level security on")
@@ -40,6 +47,46 @@ class SchemaVerifyCommandTest {
         .contains("OK    role '" + APP + "' has USAGE on schema 'cli_verify_fresh' and EXECUTE on")
         .contains("OK    role '" + APP + "' has no privilege on the table cli_verify_fresh.lease")
         .containsPattern("all \\d+ checks passed");
+  }
+
+  @Test
+  void tokensOfALaterTimelineAreAWarningNotAFailure() {
+    String schema = install("cli_verify_ahead");
+    // Rows as a copy of a cluster on timeline 3 would bring them to this timeline-1 server.
+    db.execute(
+        "INSERT INTO "
+            + schema
+            + ".lease (fence_name, fencing_token, acquired_at, expires_at) VALUES ('copied', "
+            + FencingTokens.first(3)
+            + ", now(), now())");
+
+    Cli.Run run = verify(schema);
+
+    assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+    assertThat(run.out())
+        .contains(
+            "WARN  cli_verify_ahead.lease holds tokens of timeline 3, ahead of this server's"
+                + " timeline 1")
+        .doesNotContain("OK    fencing tokens")
+        .containsPattern("all \\d+ checks passed, 1 warning");
+  }
+
+  @Test
+  void aClusterNoInstallRecordedIsAWarningUntilInstalledThere() {
+    String schema = install("cli_verify_restored");
+    // A logical restore brings the table's rows but the cluster identity is the new one's.
+    db.execute("DELETE FROM " + schema + ".issuing_cluster");
+
+    Cli.Run restored = verify(schema);
+    assertThat(restored.exitCode()).as(restored.out() + restored.err()).isZero();
+    assertThat(restored.out())
+        .containsPattern("WARN  cluster \\d+ is not among the 0 cluster\\(s\\) recorded in")
+        .contains("logical dump");
+
+    assertThat(runInstall(schema).exitCode()).isZero();
+    assertThat(verify(schema).out())
+        .doesNotContain("WARN")
+        .contains("OK    fencing tokens: this server");
   }
 
   @Test
@@ -61,9 +108,24 @@ class SchemaVerifyCommandTest {
     Cli.Run run = verify(schema, "--grant-to", APP);
 
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out().lines().filter(l -> l.startsWith("FAIL")))
+    assertThat(
+            run.out()
+                .lines()
+                .filter(l -> l.startsWith("FAIL"))
+                .map(l -> l.replaceAll("\\(md5 .*\\)", "(md5 ...)")))
         .containsExactly(
-            "FAIL  cli_verify_broken.schema_version() is 1, this build expects 2",
+            "FAIL  cli_verify_broken.schema_version() is 1, this build expects "
+                + FenceSchema.VERSION,
+            // schema_version() answers 1: the rest is held to version 1's shape
+            "FAIL  shape: function acquire_lease(text, uuid, text, integer): another body (md5 ...)",
+            // version 3 rewrote this one (ADR 47): held to version 1, it differs too
+            "FAIL  shape: function next_advisory_fencing_token(): LANGUAGE plpgsql, the contract's"
+                + " is sql",
+            "FAIL  shape: function next_advisory_fencing_token(): another body (md5 ...)",
+            "FAIL  shape: function release(text, uuid): not SECURITY DEFINER, the contract's is",
+            "FAIL  shape: function release(text, uuid): another body (md5 ...)",
+            "FAIL  shape: function renew(text, uuid, integer): SET [], the contract has SET"
+                + " [search_path=pg_catalog, pg_temp]",
             "FAIL  table cli_verify_broken.lease is open to PUBLIC: SELECT",
             "FAIL  cli_verify_broken.lease has row-level security on",
             "FAIL  not SECURITY DEFINER: release",
@@ -75,7 +137,7 @@ class SchemaVerifyCommandTest {
                 + APP
                 + "' has SELECT, UPDATE on the table cli_verify_broken.lease (it must go through the"
                 + " functions; is it the owner or a superuser?)");
-    assertThat(run.out()).containsPattern("8 of \\d+ checks failed");
+    assertThat(run.out()).containsPattern("14 of \\d+ checks failed");
   }
 
   @Test
@@ -95,6 +157,9 @@ class SchemaVerifyCommandTest {
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out().lines().filter(l -> l.startsWith("FAIL")))
         .containsExactly(
+            "FAIL  shape: function release(text): not a signature of the contract, which has"
+                + " release(text, uuid)",
+            "FAIL  shape: function release(text, uuid): missing",
             "FAIL  missing functions: release(text, uuid)",
             "FAIL  role '" + APP + "' lacks EXECUTE on release");
     String exist =
@@ -102,6 +167,122 @@ class SchemaVerifyCommandTest {
             .map(ContractFunctions.Function::name)
             .collect(Collectors.joining(", ", "functions ", " exist"));
     assertThat(verify(install("cli_verify_fresh")).out()).contains("OK    " + exist);
+  }
+
+  @Test
+  void C31_verifyNamesEachDifferenceOfShape() {
+    String schema = install("cli_verify_c31");
+    db.execute(
+        "ALTER TABLE " + schema + ".lease DROP CONSTRAINT lease_pkey",
+        "ALTER TABLE " + schema + ".lease ADD COLUMN owner_id integer NOT NULL",
+        "DROP VIEW " + schema + ".lease_status",
+        "ALTER TABLE " + schema + ".lease ALTER COLUMN expires_at TYPE timestamp",
+        "ALTER TABLE " + schema + ".lease DROP COLUMN holder_label",
+        "DROP FUNCTION " + schema + ".acquire(text, uuid, text, integer)",
+        "CREATE FUNCTION "
+            + schema
+            + ".acquire(p_fence_name text, p_holder_token uuid, p_holder_label text,"
+            + " p_ttl_seconds integer) RETURNS integer LANGUAGE sql VOLATILE SECURITY DEFINER"
+            + " SET search_path = pg_catalog, pg_temp AS $fn$ SELECT 1 $fn$",
+        ContractTampering.releaseThatAlwaysFrees(schema));
+
+    Cli.Run run = verify(schema);
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out().lines().filter(l -> l.startsWith("FAIL  shape: ")))
+        .contains(
+            "FAIL  shape: lease.fence_name: no primary key",
+            "FAIL  shape: lease.holder_label: missing",
+            "FAIL  shape: lease.owner_id: NOT NULL without a default, not in the contract (its"
+                + " inserts would fail)",
+            "FAIL  shape: lease.expires_at: timestamp without time zone, the contract has"
+                + " timestamp with time zone",
+            "FAIL  shape: function acquire(text, uuid, text, integer): returns integer, the"
+                + " contract returns bigint")
+        .anyMatch(l -> l.startsWith("FAIL  shape: function release(text, uuid): another body"));
+    assertThat(verify(install("cli_verify_fresh")).out())
+        .contains(
+            "OK    schema 'cli_verify_fresh' has the shape of contract version "
+                + FenceSchema.VERSION);
+  }
+
+  @Test
+  void C31_installRefusesALeaseTableWithoutPrimaryKeyAndVerifyNamesIt() {
+    String schema = "cli_verify_c31_foreign";
+    db.execute(
+        "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
+        "CREATE SCHEMA " + schema,
+        "CREATE TABLE "
+            + schema
+            + ".lease (fence_name text, holder_token uuid, holder_label text,"
+            + " fencing_token bigint NOT NULL, acquired_at timestamptz NOT NULL,"
+            + " expires_at timestamptz NOT NULL)");
+    String before = CatalogSnapshot.of(db, schema);
+
+    Cli.Run install = runInstall(schema);
+
+    assertThat(install.exitCode()).as(install.out() + install.err()).isEqualTo(1);
+    assertThat(install.out()).doesNotContain("installed");
+    assertThat(install.err())
+        .contains("schema '" + schema + "' holds objects under the SQL contract's names")
+        .contains("nothing was changed")
+        .contains("lease.fence_name: no primary key");
+    assertThat(CatalogSnapshot.of(db, schema)).as("nothing changed").isEqualTo(before);
+
+    Cli.Run run = verify(schema);
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out()).contains("FAIL  shape: lease.fence_name: no primary key");
+  }
+
+  @Test
+  void aRoleThatMayNotCreateASchemaIsToldWhyTheShapeIsNotCompared() {
+    String schema = install("cli_verify_fresh");
+
+    Cli.Run run =
+        Cli.run("schema", "verify", "--jdbc-url", db.jdbcUrl(), "--user", APP, "--schema", schema);
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("FAIL  the shape of schema '" + schema + "' could not be compared")
+        .contains("run verify as a role with CREATE on the database, such as the owner");
+  }
+
+  @Test
+  void aNewerVersionIsNamedAndItsShapeNotCompared() {
+    String schema = install("cli_verify_newer");
+    int newer = FenceSchema.VERSION + 1;
+    db.execute(ContractTampering.schemaVersionAnswering(schema, newer));
+
+    Cli.Run run = verify(schema);
+
+    assertThat(run.out())
+        .contains(
+            "FAIL  schema '"
+                + schema
+                + "' holds contract version "
+                + newer
+                + ", newer than this build knows: its shape is not compared")
+        .doesNotContain("FAIL  shape: ");
+    Cli.Run install = runInstall(schema);
+    assertThat(install.exitCode()).isEqualTo(1);
+    assertThat(install.err()).contains("newer than version " + (newer - 1));
+  }
+
+  @Test
+  void installOverAnOlderVersionSaysItUpgraded() {
+    String schema = "cli_verify_upgrade";
+    db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    db.execute(ContractTampering.version1Alone(schema));
+
+    Cli.Run run = runInstall(schema);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains(
+            "upgraded the SQL contract in schema '"
+                + schema
+                + "' from version 1 to "
+                + FenceSchema.VERSION);
   }
 
   @Test
@@ -133,28 +314,25 @@ class SchemaVerifyCommandTest {
             + APP
             + " LOGIN; EXCEPTION WHEN duplicate_object THEN NULL;"
             + " END $$");
-    Cli.Run run =
-        Cli.run(
-            "schema",
-            "install",
-            "--jdbc-url",
-            db.jdbcUrl(),
-            "--user",
-            "postgres",
-            "--schema",
-            schema,
-            "--grant-to",
-            APP);
+    Cli.Run run = runInstall(schema, "--grant-to", APP);
     assertThat(run.exitCode()).as(run.err()).isZero();
     return schema;
   }
 
+  private static Cli.Run runInstall(String schema, String... more) {
+    return runOn("install", schema, more);
+  }
+
   private static Cli.Run verify(String schema, String... more) {
+    return runOn("verify", schema, more);
+  }
+
+  private static Cli.Run runOn(String subcommand, String schema, String... more) {
     List<String> args =
         new ArrayList<>(
             List.of(
                 "schema",
-                "verify",
+                subcommand,
                 "--jdbc-url",
                 db.jdbcUrl(),
                 "--user",

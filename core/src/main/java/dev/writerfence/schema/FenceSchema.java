@@ -17,12 +17,14 @@ import javax.sql.DataSource;
  * Installs the SQL contract: schema, lease table, functions, status view and grants.
  *
  * <p>The SQL is the versioned migrations shipped in this jar ({@link #MIGRATION_RESOURCES}: {@code
- * V1__writer_fence.sql}, then {@code V2__waiter_queue.sql}), with two placeholders in Flyway's and
- * Liquibase's {@code ${name}} syntax: {@code ${writer_fence_schema}} and {@code
- * ${writer_fence_role}}. Flyway and Liquibase users run those files themselves; everyone else calls
- * {@link #install(DataSource)}, which runs them all, in order. Every migration is idempotent, so
- * installing over any earlier version upgrades it in place, keeping every lease row and fencing
- * token.
+ * V1__writer_fence.sql}, {@code V2__waiter_queue.sql}, then {@code V3__failover_tokens.sql}), with
+ * two placeholders in Flyway's and Liquibase's {@code ${name}} syntax: {@code
+ * ${writer_fence_schema}} and {@code ${writer_fence_role}}. Flyway and Liquibase users run those
+ * files themselves; everyone else calls {@link #install(DataSource)}, which runs them all, in
+ * order. Every migration is idempotent, so installing over any earlier version upgrades it in
+ * place, keeping every lease row and fencing token. Before it runs, the schema is compared with the
+ * shipped contract ({@link InstalledContract}): a newer contract version, or a table or function
+ * under the contract's names of another shape, is refused and nothing changes.
  *
  * <p>Installing is idempotent and safe to run from several processes at once: the whole script runs
  * in one transaction under a transaction-scoped advisory lock. The connection must belong to the
@@ -35,12 +37,14 @@ public final class FenceSchema {
   /**
    * Class-path locations of the migrations, in the order they run: {@code
    * writer-fence/db/migration/V1__writer_fence.sql} (the lease) and {@code
-   * writer-fence/db/migration/V2__waiter_queue.sql} (the queue of waiters).
+   * writer-fence/db/migration/V2__waiter_queue.sql} (the queue of waiters) and {@code
+   * writer-fence/db/migration/V3__failover_tokens.sql} (fencing tokens that survive a failover).
    */
   public static final List<String> MIGRATION_RESOURCES =
       List.of(
           "writer-fence/db/migration/V1__writer_fence.sql",
-          "writer-fence/db/migration/V2__waiter_queue.sql");
+          "writer-fence/db/migration/V2__waiter_queue.sql",
+          "writer-fence/db/migration/V3__failover_tokens.sql");
 
   /** The schema used when none is configured. */
   public static final String DEFAULT_SCHEMA = "writer_fence";
@@ -48,7 +52,7 @@ public final class FenceSchema {
   /**
    * The version of the contract this jar installs, as {@code <schema>.schema_version()} answers.
    */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   /** Key of the advisory lock that serializes concurrent installs (ASCII "wfschema"). */
   private static final long INSTALL_LOCK_KEY = 0x7766736368656d61L;
@@ -100,8 +104,10 @@ public final class FenceSchema {
    *
    * @param dataSource a connection of the role that owns (or is to own) the schema, in a database
    *     whose {@code server_encoding} is UTF8
-   * @throws SQLException when the database is not UTF8 (SQLState 0A000, nothing is installed), or
-   *     the database refuses (for example, the grant role does not exist: SQLState 42704)
+   * @throws SQLException when the database is not UTF8 (SQLState 0A000, nothing is installed), when
+   *     the schema holds a newer contract version or objects of another shape under the contract's
+   *     names (SQLState 55000 naming both versions or every difference; nothing is changed), or the
+   *     database refuses (for example, the grant role does not exist: SQLState 42704)
    */
   public void install(DataSource dataSource) throws SQLException {
     Objects.requireNonNull(dataSource, "dataSource");
@@ -115,8 +121,10 @@ public final class FenceSchema {
    * restored afterwards.
    *
    * @param connection a connection of the owning role, in a UTF8 database; never {@code null}
-   * @throws SQLException when the database is not UTF8 (SQLState 0A000, nothing is installed), or
-   *     the database refuses
+   * @throws SQLException when the database is not UTF8 (SQLState 0A000, nothing is installed), when
+   *     the schema holds a newer contract version or objects of another shape under the contract's
+   *     names (SQLState 55000, see {@link InstalledContract}; nothing is changed), or the database
+   *     refuses
    */
   public void install(Connection connection) throws SQLException {
     boolean autoCommit = connection.getAutoCommit();
@@ -124,6 +132,9 @@ public final class FenceSchema {
     try (Statement st = connection.createStatement()) {
       requireUtf8(st);
       st.execute("SELECT pg_advisory_xact_lock(" + INSTALL_LOCK_KEY + ")");
+      // Every statement of the contract is idempotent (CREATE ... IF NOT EXISTS), so it would
+      // "re-apply" over a foreign table of the same name and leave it as it is: compare first.
+      InstalledContract.inspect(connection, schema).requireInstallable();
       st.execute(sql());
       connection.commit();
     } catch (SQLException | RuntimeException e) {

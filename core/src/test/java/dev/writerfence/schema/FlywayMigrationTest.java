@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.sql.Connection;
@@ -54,7 +55,7 @@ class FlywayMigrationTest {
                 .ttl(Duration.ofSeconds(30))
                 .build());
     assertThat(lease).isPresent();
-    assertThat(lease.get().fencingToken()).isEqualTo(1);
+    assertThat(lease.get().fencingToken()).isEqualTo(FencingTokens.first(1));
     assertThat(fence.release(lease.get())).isTrue();
   }
 }

@@ -2,6 +2,7 @@ package dev.writerfence.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.FencingTokens;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.sql.SQLException;
@@ -72,15 +73,15 @@ class SchemaUpgradeTest {
       writer.shutdown();
     }
 
-    assertThat(version()).isEqualTo(FenceSchema.VERSION).isEqualTo(2);
+    assertThat(version()).isEqualTo(FenceSchema.VERSION).isEqualTo(3);
     assertThat(calls.state("held")).as("held across the upgrade").isEqualTo("held");
     assertThat(calls.fencingToken("held")).isEqualTo(1L);
     assertThat(calls.acquire("held", UUID.randomUUID(), "other", 60)).as("still busy").isNull();
     assertThat(calls.renew("held", holder, 60)).as("its holder still renews it").isTrue();
     assertThat(calls.release("held", holder)).isTrue();
     assertThat(calls.acquire("released", UUID.randomUUID(), "v2", 60))
-        .as("the counter goes on")
-        .isEqualTo(4L);
+        .as("the next grant jumps to its epoch's first token, above every V1 token")
+        .isEqualTo(FencingTokens.first(1));
     List<Long> taken = tokens.get();
     assertThat(taken).as("the V1 writer worked through the upgrade").isNotEmpty();
     assertThat(taken).isSorted().doesNotHaveDuplicates();
@@ -107,15 +108,15 @@ class SchemaUpgradeTest {
     assertThat(calls.release("mixed", queued)).isTrue();
     UUID v1 = UUID.randomUUID();
     assertThat(calls.acquire("mixed", v1, "v1-writer", 60))
-        .as("V1 bodies ignore the queue")
-        .isEqualTo(2L);
+        .as("V1 bodies ignore the queue; their counter goes on from the V3 token")
+        .isEqualTo(FencingTokens.first(1) + 1);
     ContractCalls.Turn refused =
         calls.acquireTurn("mixed", UUID.randomUUID(), "v2-waiter", 60, UUID.randomUUID(), 0, 30);
     assertThat(refused.acquired()).as("busy while the V1 writer holds").isFalse();
     assertThat(calls.release("mixed", v1)).isTrue();
 
     installer.install(DB.dataSource());
-    assertThat(version()).isEqualTo(2);
+    assertThat(version()).isEqualTo(FenceSchema.VERSION);
   }
 
   private void installVersion1() {

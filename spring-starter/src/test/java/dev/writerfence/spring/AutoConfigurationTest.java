@@ -21,6 +21,7 @@ import dev.writerfence.spring.boot.WriterFenceMetricsAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceProperties;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
+import dev.writerfence.testing.ContractTampering;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.SwitchableDataSource;
@@ -425,6 +426,30 @@ class AutoConfigurationTest {
               assertThat(web.lease("corpus").getStatus()).isEqualTo(503);
               assertThat(web.lease(" padded ").getStatus()).isEqualTo(400);
             });
+  }
+
+  @Test
+  void initializingOverANewerContractVersionStopsTheStartNamingBoth() {
+    String schema = "wf_newer_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    EmbeddedDatabase db = EmbeddedDatabase.get();
+    int newer = FenceSchema.VERSION + 1;
+    db.execute(
+        ContractTampering.version1Alone(schema),
+        ContractTampering.schemaVersionAnswering(schema, newer));
+
+    runner
+        .withPropertyValues(
+            "writer-fence.schema.name=" + schema, "writer-fence.schema.initialize=true")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining(ContractTampering.newerVersionRefused(newer));
+            });
+    assertThat(db.queryValue(Integer.class, "SELECT " + schema + ".schema_version()"))
+        .as("not downgraded")
+        .isEqualTo(newer);
   }
 
   @Test

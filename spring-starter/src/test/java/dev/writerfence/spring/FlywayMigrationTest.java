@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.WriterFence;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
+import dev.writerfence.testing.ContractTampering;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.util.List;
 import java.util.UUID;
@@ -41,13 +43,14 @@ class FlywayMigrationTest {
               assertThat(context).hasNotFailed();
               JdbcTemplate jdbc = jdbc(database);
               assertThat(versions(jdbc, "public.flyway_schema_history")).containsExactly("1");
-              assertThat(versions(jdbc, schema + ".contract_history")).containsExactly("1", "2");
+              assertThat(versions(jdbc, schema + ".contract_history"))
+                  .containsExactly("1", "2", "3");
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
               FenceLease lease =
                   fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
-              assertThat(lease.fencingToken()).isEqualTo(1);
+              assertThat(lease.fencingToken()).isEqualTo(FencingTokens.first(1));
               assertThat(fence.release(lease)).isTrue();
             });
   }
@@ -66,13 +69,60 @@ class FlywayMigrationTest {
             context -> {
               assertThat(context).hasNotFailed();
               assertThat(versions(jdbc(database), "writer_fence.writer_fence_flyway_history"))
-                  .containsExactly("0", "1", "2");
+                  .containsExactly("0", "1", "2", "3");
               WriterFence fence = context.getBean(WriterFence.class);
               FenceLease lease =
                   fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
               assertThat(lease.fencingToken()).isEqualTo(first.fencingToken() + 1);
               assertThat(fence.release(lease)).isTrue();
             });
+  }
+
+  @Test
+  void aVersion1InstallWithoutFlywayIsUpgradedKeepingItsRowsAndTokens() {
+    String database = freshDatabase();
+    JdbcTemplate jdbc = jdbc(database);
+    jdbc.execute(ContractTampering.version1Alone("writer_fence"));
+    Long first =
+        jdbc.queryForObject(
+            "SELECT writer_fence.acquire('corpus', gen_random_uuid(), 'v1', 60)", Long.class);
+
+    runner(database)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(jdbc.queryForObject("SELECT writer_fence.schema_version()", Integer.class))
+                  .isEqualTo(FenceSchema.VERSION);
+              assertThat(
+                      jdbc.queryForObject(
+                          "SELECT fencing_token FROM writer_fence.lease_status", Long.class))
+                  .isEqualTo(first);
+              assertThat(
+                      jdbc.queryForObject(
+                          "SELECT state FROM writer_fence.lease_status", String.class))
+                  .as("the V1 lease is still held")
+                  .isEqualTo("held");
+            });
+  }
+
+  @Test
+  void aNewerContractVersionStopsTheStartNamingBothAndIsNotDowngraded() throws Exception {
+    String database = freshDatabase();
+    FenceSchema.defaults().install(db.dataSource(database, "postgres", null));
+    int newer = FenceSchema.VERSION + 1;
+    JdbcTemplate jdbc = jdbc(database);
+    jdbc.execute(ContractTampering.schemaVersionAnswering("writer_fence", newer));
+
+    runner(database)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining(ContractTampering.newerVersionRefused(newer));
+            });
+    assertThat(jdbc.queryForObject("SELECT writer_fence.schema_version()", Integer.class))
+        .isEqualTo(newer);
   }
 
   @Test

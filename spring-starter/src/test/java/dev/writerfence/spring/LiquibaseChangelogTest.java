@@ -44,7 +44,10 @@ class LiquibaseChangelogTest {
                           "SELECT id || '/' || author FROM databasechangelog ORDER BY orderexecuted",
                           String.class))
                   .containsExactly(
-                      "app-1/app", "writer-fence-v1/writer-fence", "writer-fence-v2/writer-fence");
+                      "app-1/app",
+                      "writer-fence-v1/writer-fence",
+                      "writer-fence-v2/writer-fence",
+                      "writer-fence-v3/writer-fence");
               assertThat(jdbc.queryForObject("SELECT count(*) FROM app_order", Integer.class))
                   .isZero();
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())

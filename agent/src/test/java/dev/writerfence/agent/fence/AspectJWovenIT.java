@@ -2,6 +2,7 @@ package dev.writerfence.agent.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.FencingTokens;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
@@ -68,8 +69,11 @@ class AspectJWovenIT {
   }
 
   private static long fencingToken(String fence) {
-    return DB.queryValue(
-        Long.class, "SELECT fencing_token FROM writer_fence.lease WHERE fence_name = ?", fence);
+    return FencingTokens.counter(
+        DB.queryValue(
+            Long.class,
+            "SELECT fencing_token FROM writer_fence.lease WHERE fence_name = ?",
+            fence));
   }
 
   private static String onClassPath(String artifact) {

@@ -2,6 +2,7 @@ package dev.writerfence.agent.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.FencingTokens;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.agent.fence.EventRecord.Event;
 import dev.writerfence.testing.EmbeddedDatabase;
@@ -169,12 +170,14 @@ class LegacyFenceIT {
     Path config = config("fence.methods=com.acme.sync.Uploader#upload*=" + fence + "/sync-walk");
     try (ForkedJvm app = LegacyJvm.start(config, bucket)) {
       app.send("upload-all x,y,z");
-      // A brand-new fence name: its first acquire mints fencing token 1.
-      assertThat(app.awaitLine("uploaded-all", ANSWER)).isEqualTo("uploaded-all tokens=1,1,1");
+      // A brand-new fence name: its first acquire mints its timeline's first token.
+      long first = FencingTokens.first(1);
+      assertThat(app.awaitLine("uploaded-all", ANSWER))
+          .isEqualTo("uploaded-all tokens=" + first + "," + first + "," + first);
     }
     assertThat(row().get("fencing_token"))
         .as("one acquire for the walk and its uploads")
-        .isEqualTo(1L);
+        .isEqualTo(FencingTokens.first(1));
     assertThat(row().get("holder_token")).as("released").isNull();
     assertThat(EventRecord.check(EventRecord.read(bucket)).violations()).isEmpty();
   }

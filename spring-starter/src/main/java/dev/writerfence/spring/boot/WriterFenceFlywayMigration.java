@@ -1,5 +1,8 @@
 package dev.writerfence.spring.boot;
 
+import dev.writerfence.schema.InstalledContract;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -17,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * is created after it has run.
  *
  * <p>A contract installed before without Flyway ({@code writer-fence.schema.initialize}, the CLI)
- * is taken over: the run baselines at version 0 and applies V1 again, which is idempotent.
+ * is taken over: the run baselines at version 0 and applies V1 again, which is idempotent. A schema
+ * of a newer contract version, or with objects of another shape under the contract's names, stops
+ * the run before Flyway starts ({@link InstalledContract}).
  */
 public final class WriterFenceFlywayMigration implements ContractMigration {
   private static final Logger LOG = LoggerFactory.getLogger(WriterFenceFlywayMigration.class);
@@ -45,6 +50,7 @@ public final class WriterFenceFlywayMigration implements ContractMigration {
   public int migrate(DataSource dataSource) {
     String schema = settings.getName();
     String table = settings.getFlyway().getTable();
+    requireInstallable(dataSource, schema);
     MigrateResult result =
         Flyway.configure(WriterFenceFlywayMigration.class.getClassLoader())
             .dataSource(dataSource)
@@ -65,5 +71,18 @@ public final class WriterFenceFlywayMigration implements ContractMigration {
         table,
         result.migrationsExecuted);
     return result.migrationsExecuted;
+  }
+
+  /**
+   * Flyway ignores applied migrations newer than its own ("future" ones) and, over a schema it did
+   * not write, baselines and applies V1 again: it would downgrade a newer contract and "re-apply"
+   * over a foreign table. The same check as {@code FenceSchema.install} runs first (ADR 50, 51).
+   */
+  private static void requireInstallable(DataSource dataSource, String schema) {
+    try (Connection c = dataSource.getConnection()) {
+      InstalledContract.inspect(c, schema).requireInstallable();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
   }
 }

@@ -87,7 +87,7 @@ public enum Expectation {
                   .get(60, TimeUnit.SECONDS))
           .isEqualTo("started");
       LeaseRows.Row row = rows.row(name).orElseThrow();
-      assertThat(row.fencingToken()).as("acquisitions: the other writer's and three").isEqualTo(4);
+      assertThat(row.grants()).as("acquisitions: the other writer's and three").isEqualTo(4);
       assertThat(row.held()).isFalse();
     }
   },
@@ -140,9 +140,7 @@ public enum Expectation {
       assertThat(ran).as("the method ran after the release").isTrue();
       assertThat(rows.queue(name)).as("tickets left").isEmpty();
       LeaseRows.Row row = rows.row(name).orElseThrow();
-      assertThat(row.fencingToken())
-          .as("acquisitions: the other writer's and the call's")
-          .isEqualTo(2);
+      assertThat(row.grants()).as("acquisitions: the other writer's and the call's").isEqualTo(2);
       assertThat(row.held()).isFalse();
     }
   },
@@ -543,7 +541,7 @@ public enum Expectation {
 
   private static void assertFreeAfterOneAcquire(LeaseRows rows, String name) {
     LeaseRows.Row row = rows.row(name).orElseThrow(() -> new AssertionError("no row: " + name));
-    assertThat(row.fencingToken()).as("acquisitions of '%s'", name).isEqualTo(1);
+    assertThat(row.grants()).as("acquisitions of '%s'", name).isEqualTo(1);
     assertThat(row.held()).as("'%s' held after the call", name).isFalse();
   }
 

@@ -1,5 +1,6 @@
 package dev.writerfence.testing.weaving;
 
+import dev.writerfence.FencingTokens;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,6 +20,11 @@ final class LeaseRows {
   record Row(String holderLabel, long fencingToken, String state) {
     boolean held() {
       return state.equals("held");
+    }
+
+    /** The grants of the name so far on this timeline: the fencing token's counter (ADR 47). */
+    long grants() {
+      return FencingTokens.counter(fencingToken);
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.testing.CriticalSections;
@@ -137,7 +138,7 @@ final class ReactiveChecks {
     assertThat(report.violations()).as("violations of the record").isEmpty();
     assertThat(report.sections()).as("sections recorded").isEqualTo(2);
     LeaseRows.Row after = rows.row(name).orElseThrow();
-    assertThat(after.fencingToken()).as("acquisitions: the work's and the writer's").isEqualTo(2);
+    assertThat(after.grants()).as("acquisitions: the work's and the writer's").isEqualTo(2);
     assertThat(after.held()).isFalse();
   }
 
@@ -170,7 +171,7 @@ final class ReactiveChecks {
             () ->
                 assertThat(rows.row(name).orElseThrow().held()).as("held after cancel").isFalse());
     LeaseRows.Row row = rows.row(name).orElseThrow();
-    assertThat(row.fencingToken()).as("acquisitions").isEqualTo(1);
+    assertThat(row.grants()).as("acquisitions").isEqualTo(1);
     assertThat(inside.get().orElseThrow().fencingToken()).isEqualTo(row.fencingToken());
     assertThat(inside.get().orElseThrow().isValid()).as("the lease after cancel").isFalse();
   }
@@ -185,13 +186,16 @@ final class ReactiveChecks {
                 () -> {
                   bodies.incrementAndGet();
                   return Mono.fromCallable(
-                      () -> "token " + WriterFence.current(name).orElseThrow().fencingToken());
+                      () ->
+                          "grant "
+                              + FencingTokens.counter(
+                                  WriterFence.current(name).orElseThrow().fencingToken()));
                 });
-    assertThat(returned.block(Duration.ofSeconds(WAIT_SECONDS))).isEqualTo("token 1");
-    assertThat(returned.block(Duration.ofSeconds(WAIT_SECONDS))).isEqualTo("token 2");
+    assertThat(returned.block(Duration.ofSeconds(WAIT_SECONDS))).isEqualTo("grant 1");
+    assertThat(returned.block(Duration.ofSeconds(WAIT_SECONDS))).isEqualTo("grant 2");
     assertThat(bodies).as("bodies run").hasValue(2);
     LeaseRows.Row row = rows.row(name).orElseThrow();
-    assertThat(row.fencingToken()).as("acquisitions").isEqualTo(2);
+    assertThat(row.grants()).as("acquisitions").isEqualTo(2);
     assertThat(row.held()).isFalse();
   }
 
@@ -218,24 +222,25 @@ final class ReactiveChecks {
     AtomicBoolean otherWasBusy = new AtomicBoolean();
     Callable<String> inside =
         () -> {
-          long token = WriterFence.current(name).orElseThrow().fencingToken();
+          long grant =
+              FencingTokens.counter(WriterFence.current(name).orElseThrow().fencingToken());
           Optional<UUID> other = rows.tryHoldAsAnotherWriter(name);
           other.ifPresent(t -> rows.release(name, t));
           otherWasBusy.set(other.isEmpty());
-          return "token " + token;
+          return "grant " + grant;
         };
     Single<String> single = w.writeSingle(name, () -> Single.fromCallable(inside));
     assertThat(rows.row(name)).as("a lease row before the Single is subscribed").isEmpty();
-    assertThat(single.blockingGet()).isEqualTo("token 1");
+    assertThat(single.blockingGet()).isEqualTo("grant 1");
     assertThat(otherWasBusy).as("another writer inside the Single").isTrue();
     assertThat(rows.row(name).orElseThrow().held()).as("held after the Single").isFalse();
 
     otherWasBusy.set(false);
     Flowable<String> flowable = w.writeFlowable(name, () -> Flowable.fromCallable(inside));
-    assertThat(flowable.toList().blockingGet()).containsExactly("token 2");
+    assertThat(flowable.toList().blockingGet()).containsExactly("grant 2");
     assertThat(otherWasBusy).as("another writer inside the Flowable").isTrue();
     LeaseRows.Row row = rows.row(name).orElseThrow();
-    assertThat(row.fencingToken()).as("acquisitions").isEqualTo(2);
+    assertThat(row.grants()).as("acquisitions").isEqualTo(2);
     assertThat(row.held()).isFalse();
   }
 
@@ -266,7 +271,7 @@ final class ReactiveChecks {
                 .block(Duration.ofSeconds(WAIT_SECONDS)))
         .containsExactly("ran 1");
     LeaseRows.Row row = rows.row(name).orElseThrow();
-    assertThat(row.fencingToken()).as("acquisitions: the other writer's and one").isEqualTo(2);
+    assertThat(row.grants()).as("acquisitions: the other writer's and one").isEqualTo(2);
     assertThat(row.held()).isFalse();
   }
 

@@ -3,6 +3,7 @@ package dev.writerfence.samples.aspectj;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.writerfence.FencingTokens;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.ProcessFence;
 import dev.writerfence.testing.EmbeddedDatabase;
@@ -71,16 +72,17 @@ class UploadSampleTest {
     ProcessFence.set(WriterFence.builder(db.dataSource()).build());
     String bucket = "stale-" + UUID.randomUUID();
     Path dir = Files.createDirectories(root.resolve(bucket));
-    // A newer writer's object, as if it had written under a much later lease.
-    Files.writeString(dir.resolve("part-0"), "fencing-token: 1000000\nnewer data\n");
+    // A newer writer's object, as if it had written under a lease of a later timeline.
+    long newer = FencingTokens.first(2);
+    Files.writeString(dir.resolve("part-0"), "fencing-token: " + newer + "\nnewer data\n");
     BucketUploader uploader = new BucketUploader(root);
 
     assertThatThrownBy(() -> uploader.upload(bucket, Map.of("part-0", "older data\n")))
         .isInstanceOf(BucketUploader.StaleWriteException.class)
-        .hasMessageContaining("fencing token 1000000");
+        .hasMessageContaining("fencing token " + newer);
 
     assertThat(Files.readString(dir.resolve("part-0"))).contains("newer data");
-    assertThat(leaseRow("bucket:" + bucket)).isEqualTo("1 free");
+    assertThat(leaseRow("bucket:" + bucket)).isEqualTo(FencingTokens.first(1) + " free");
   }
 
   @Test
