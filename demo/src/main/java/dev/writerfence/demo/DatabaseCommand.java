@@ -50,6 +50,8 @@ public final class DatabaseCommand implements Callable<Integer> {
     DemoDatabase pg;
     try {
       pg = DemoDatabase.embedded(log, port, DemoDatabase.DEFAULT_MAX_CONNECTIONS);
+    } catch (DemoDatabase.PortTakenException e) {
+      throw e;
     } catch (IOException | RuntimeException e) {
       throw new IOException(
           "cannot start PostgreSQL on 127.0.0.1:"

@@ -3,6 +3,7 @@ package dev.writerfence.demo;
 import dev.writerfence.cli.DatabaseOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -34,12 +35,17 @@ final class DemoDatabase implements AutoCloseable {
    * @param port its TCP port, 1 to 65535, or 0 for a free one
    * @param maxConnections its {@code max_connections}
    * @return the running server; close it
-   * @throws IOException when it does not start (also when the port is taken)
+   * @throws IOException when it does not start; {@link PortTakenException} naming the port and what
+   *     answers there when another server holds the port
    */
   static DemoDatabase embedded(Path serverLog, int port, int maxConnections) throws IOException {
+    // A data directory of our own, so that the server answering can be told apart from another
+    // one that already held the port (zonky then waits for "a" server and finds that one).
+    Path dataDirectory = Files.createTempDirectory("writer-fence-pg-");
     EmbeddedPostgres pg =
         EmbeddedPostgres.builder()
             .setPort(port) // zonky picks a free one for 0
+            .setDataDirectory(dataDirectory)
             .setServerConfig("listen_addresses", "127.0.0.1")
             .setServerConfig("unix_socket_directories", "")
             .setServerConfig("max_connections", Integer.toString(maxConnections))
@@ -48,8 +54,73 @@ final class DemoDatabase implements AutoCloseable {
             .setOutputRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
             .setErrorRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
             .start();
-    return new DemoDatabase(
-        pg, "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres", "postgres", null);
+    DemoDatabase db =
+        new DemoDatabase(
+            pg, "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres", "postgres", null);
+    String other = db.notOurs(dataDirectory);
+    if (other != null) {
+      try {
+        pg.close();
+      } catch (IOException | RuntimeException e) {
+        // its postmaster never ran: nothing of ours to stop
+      }
+      throw new PortTakenException(
+          "127.0.0.1:"
+              + pg.getPort()
+              + " is held by "
+              + other
+              + ", not by the PostgreSQL this command started (that one could not listen there;"
+              + " see the server log "
+              + serverLog
+              + "); nothing was installed: choose a free port with --port");
+    }
+    return db;
+  }
+
+  /** Refusal to hand out a server this process did not start. */
+  static final class PortTakenException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    PortTakenException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Whether the server answering on the port is the one just started: it says it serves the data
+   * directory just created for it (readable only by a superuser, which the embedded server's role
+   * is; another server that lets us in as a plain role cannot say).
+   *
+   * @return {@code null} when it is ours; otherwise what answers there, for the message
+   */
+  private String notOurs(Path dataDirectory) {
+    String answer;
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT current_setting('server_version'), current_setting('data_directory')")) {
+      rs.next();
+      String dir = rs.getString(2);
+      if (sameDirectory(dir, dataDirectory)) {
+        return null;
+      }
+      answer = "another PostgreSQL " + rs.getString(1) + " serving " + dir;
+    } catch (SQLException e) {
+      answer =
+          "another server (asked which data directory it serves, it answered: "
+              + e.getMessage()
+              + ")";
+    }
+    return answer;
+  }
+
+  private static boolean sameDirectory(String served, Path ours) {
+    try {
+      return Path.of(served).toRealPath().equals(ours.toRealPath());
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   /**

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.WriterFence;
 import dev.writerfence.cli.Cli;
+import dev.writerfence.testing.CatalogSnapshot;
+import dev.writerfence.testing.EmbeddedDatabase;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
@@ -47,13 +50,45 @@ class DatabaseCommandTest {
         fence
             .tryAcquire(FenceRequest.builder("corpus").holderLabel("database-test").build())
             .orElseThrow();
-    assertThat(lease.fencingToken()).isEqualTo(1L);
+    assertThat(lease.fencingToken()).isEqualTo(FencingTokens.first(1));
     assertThat(fence.release(lease)).isTrue();
     fence.close();
 
     command.stop.countDown();
     assertThat(exit.get(60, TimeUnit.SECONDS)).isZero();
     assertThatThrownBy(() -> connect(url)).isInstanceOf(SQLException.class);
+  }
+
+  @Test
+  void aPortHeldByAnotherPostgresqlIsRefusedNamingItAndThatServerIsLeftAlone() throws Exception {
+    EmbeddedDatabase other = EmbeddedDatabase.get();
+    String before = CatalogSnapshot.of(other, "writer_fence");
+    CommandLine cli = DemoCli.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    DatabaseCommand command = cli.getSubcommands().get("database").getCommand();
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(() -> cli.execute("database", "--port", "" + other.port()));
+
+    int code;
+    try {
+      code = exit.get(120, TimeUnit.SECONDS);
+    } finally {
+      command.stop.countDown(); // were it to run (handing out the other server), end it
+    }
+
+    assertThat(code).as(out + "" + err).isEqualTo(1);
+    assertThat(out.toString()).doesNotContain("datasource.url");
+    assertThat(err.toString())
+        .contains("127.0.0.1:" + other.port() + " is held by another PostgreSQL")
+        .contains(other.queryValue(String.class, "SELECT current_setting('data_directory')"))
+        .contains("not by the PostgreSQL this command started")
+        .contains("choose a free port with --port");
+    assertThat(CatalogSnapshot.of(other, "writer_fence"))
+        .as("no contract installed on the other server")
+        .isEqualTo(before);
   }
 
   @Test
