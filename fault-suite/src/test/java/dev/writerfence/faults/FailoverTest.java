@@ -161,7 +161,7 @@ class FailoverTest {
           "C29 asynchronous failover: timeline %d after the promotion; %d sections (%d after the"
               + " promotion), %d unavailable calls here; tokens up to %d before the crash, from %d"
               + " after the promotion; stale holder (token %d) lost %d ms after the crash (%s);"
-              + " next holder token %d; stale late write %s; %d overlaps, %d token violations%n",
+              + " next fencing token %d; stale late write %s; %d overlaps, %d token violations%n",
           timelineAfter,
           recorded.size(),
           recorded.stream().filter(s -> s.enteredAt().isAfter(up)).count(),
@@ -266,7 +266,7 @@ class FailoverTest {
       SectionReport heldReport = SectionChecker.check(heldRecord);
       System.out.printf(
           "C30 synchronous failover (%s): %d writer sections (%d after the promotion), %d"
-              + " unavailable; holder token %d kept, %d contender sections all after its release,"
+              + " unavailable; lease (fencing token %d) kept by its holder token, %d contender sections all after its release,"
               + " %d contender calls busy; violations: %d writers, %d held fence%n",
           mode,
           recorded.size(),
