@@ -3,6 +3,9 @@ package dev.writerfence.demo;
 import dev.writerfence.cli.DatabaseOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -39,6 +42,9 @@ final class DemoDatabase implements AutoCloseable {
    *     answers there when another server holds the port
    */
   static DemoDatabase embedded(Path serverLog, int port, int maxConnections) throws IOException {
+    if (port != 0) {
+      refuseTakenPort(port);
+    }
     // A data directory of our own, so that the server answering can be told apart from another
     // one that already held the port (zonky then waits for "a" server and finds that one).
     Path dataDirectory = Files.createTempDirectory("writer-fence-pg-");
@@ -75,6 +81,43 @@ final class DemoDatabase implements AutoCloseable {
               + "); nothing was installed: choose a free port with --port");
     }
     return db;
+  }
+
+  /**
+   * Refuses a port that something already listens on, before any server is started: zonky would
+   * otherwise wait for "a" server there, and hang on one that never speaks PostgreSQL's protocol.
+   */
+  private static void refuseTakenPort(int port) throws PortTakenException {
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(false);
+      probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    } catch (IOException taken) {
+      throw new PortTakenException(
+          "127.0.0.1:"
+              + port
+              + " is held by "
+              + whoAnswers(port)
+              + "; nothing was started or installed: choose a free port with --port");
+    }
+  }
+
+  /** What answers on a port, asked as the embedded server's role, within seconds. */
+  private static String whoAnswers(int port) {
+    String url =
+        "jdbc:postgresql://127.0.0.1:" + port + "/postgres?connectTimeout=5&socketTimeout=5";
+    try (Connection c = DatabaseOptions.dataSource(url, "postgres", null).getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT current_setting('server_version'), current_setting('data_directory')")) {
+      rs.next();
+      return "another PostgreSQL " + rs.getString(1) + " serving " + rs.getString(2);
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      return state != null && !state.startsWith("08")
+          ? "another PostgreSQL (it answered: " + e.getMessage() + ")"
+          : "another process, which does not answer as PostgreSQL (" + e.getMessage() + ")";
+    }
   }
 
   /** Refusal to hand out a server this process did not start. */

@@ -10,12 +10,17 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.cli.Cli;
 import dev.writerfence.testing.CatalogSnapshot;
 import dev.writerfence.testing.EmbeddedDatabase;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -84,11 +89,62 @@ class DatabaseCommandTest {
     assertThat(err.toString())
         .contains("127.0.0.1:" + other.port() + " is held by another PostgreSQL")
         .contains(other.queryValue(String.class, "SELECT current_setting('data_directory')"))
-        .contains("not by the PostgreSQL this command started")
-        .contains("choose a free port with --port");
+        .contains("nothing was started or installed: choose a free port with --port");
     assertThat(CatalogSnapshot.of(other, "writer_fence"))
         .as("no contract installed on the other server")
         .isEqualTo(before);
+  }
+
+  @Test
+  void aPortHeldByAProcessThatNeverSpeaksPostgresqlIsRefusedNotWaitedOn() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      // Accepts and never answers, as a stuck or foreign service would.
+      Thread acceptor =
+          new Thread(
+              () -> {
+                List<Socket> held = new ArrayList<>();
+                try {
+                  while (true) {
+                    held.add(silent.accept());
+                  }
+                } catch (IOException closed) {
+                  held.forEach(DatabaseCommandTest::closeQuietly);
+                }
+              },
+              "silent-listener");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      CommandLine cli = DemoCli.commandLine();
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      cli.setOut(new PrintWriter(out, true));
+      cli.setErr(new PrintWriter(err, true));
+      DatabaseCommand command = cli.getSubcommands().get("database").getCommand();
+      CompletableFuture<Integer> exit =
+          CompletableFuture.supplyAsync(
+              () -> cli.execute("database", "--port", "" + silent.getLocalPort()));
+
+      int code;
+      try {
+        code = exit.get(120, TimeUnit.SECONDS);
+      } finally {
+        command.stop.countDown();
+      }
+
+      assertThat(code).as(out + "" + err).isEqualTo(1);
+      assertThat(out.toString()).doesNotContain("datasource.url");
+      assertThat(err.toString())
+          .contains("127.0.0.1:" + silent.getLocalPort() + " is held by another process")
+          .contains("nothing was started or installed: choose a free port with --port");
+    }
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // the test is over
+    }
   }
 
   @Test
