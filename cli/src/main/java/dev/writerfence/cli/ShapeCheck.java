@@ -45,6 +45,12 @@ final class ShapeCheck {
                           + " such as the owner)"
                       : "")));
     }
+    if (found.isEmpty()) {
+      return List.of(
+          new Verdict(
+              false,
+              "schema '" + s + "' holds no table or function of the contract: run schema install"));
+    }
     if (found.isNewer()) {
       return List.of(
           new Verdict(

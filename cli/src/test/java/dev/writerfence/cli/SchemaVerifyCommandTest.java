@@ -207,6 +207,27 @@ class SchemaVerifyCommandTest {
   }
 
   @Test
+  void C31_verifyNamesAForeignFunctionWhereTheLeaseTableIsMissing() {
+    String schema = "cli_verify_c31_function_only";
+    db.execute(
+        "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
+        "CREATE SCHEMA " + schema,
+        "CREATE FUNCTION "
+            + schema
+            + ".acquire(p_fence_name text, p_holder_token uuid, p_holder_label text,"
+            + " p_ttl_seconds integer) RETURNS integer LANGUAGE sql AS $fn$ SELECT 1 $fn$");
+
+    Cli.Run run = verify(schema);
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("FAIL  table " + schema + ".lease exists")
+        .contains(
+            "FAIL  shape: function acquire(text, uuid, text, integer): returns integer, the"
+                + " contract returns bigint");
+  }
+
+  @Test
   void C31_installRefusesALeaseTableWithoutPrimaryKeyAndVerifyNamesIt() {
     String schema = "cli_verify_c31_foreign";
     db.execute(

@@ -48,9 +48,15 @@ record CatalogShape(Map<String, Table> tables, Map<String, Function> functions) 
    *     PRIMARY KEY (fence_name)}; {@code null} when it has none
    * @param constraints its unique, check, foreign-key and exclusion constraints, printed the same
    *     way (names left out: two equal constraints may be named differently)
+   * @param triggers its triggers and rewrite rules, {@code trigger NAME: definition} or {@code rule
+   *     NAME: definition}: the contract makes none, and one can change what its functions write
    */
   record Table(
-      String name, Map<String, Column> columns, String primaryKey, List<String> constraints) {}
+      String name,
+      Map<String, Column> columns,
+      String primaryKey,
+      List<String> constraints,
+      List<String> triggers) {}
 
   /**
    * @param signature {@code name(type, ...)}
@@ -132,6 +138,26 @@ record CatalogShape(Map<String, Table> tables, Map<String, Function> functions) 
             constraints.computeIfAbsent(rs.getString(1), t -> new ArrayList<>()).add(definition);
           }
         });
+    Map<String, List<String>> triggers = new LinkedHashMap<>();
+    // A trigger or rule on a contract table rewrites what its functions write (a BEFORE UPDATE
+    // trigger can set any fencing token): no part of the contract, so each is a difference.
+    String triggerSql =
+        "WITH ns AS (SELECT oid FROM pg_namespace WHERE nspname = ?)"
+            + " SELECT cl.relname, 'trigger ' || t.tgname || ': ' || pg_get_triggerdef(t.oid)"
+            + " FROM pg_trigger t JOIN pg_class cl ON cl.oid = t.tgrelid"
+            + " WHERE cl.relnamespace = (SELECT oid FROM ns) AND NOT t.tgisinternal"
+            + " UNION ALL SELECT cl.relname, 'rule ' || r.rulename || ': ' || pg_get_ruledef(r.oid)"
+            + " FROM pg_rewrite r JOIN pg_class cl ON cl.oid = r.ev_class"
+            + " WHERE cl.relnamespace = (SELECT oid FROM ns) AND cl.relkind IN ('r', 'p')"
+            + " AND r.rulename <> '_RETURN' ORDER BY 1, 2";
+    forEachRow(
+        c,
+        triggerSql,
+        schema,
+        rs ->
+            triggers
+                .computeIfAbsent(rs.getString(1), t -> new ArrayList<>())
+                .add(unqualified(rs.getString(2), schema)));
     Map<String, Table> tables = new LinkedHashMap<>();
     columns.forEach(
         (name, cols) ->
@@ -141,7 +167,8 @@ record CatalogShape(Map<String, Table> tables, Map<String, Function> functions) 
                     name,
                     cols,
                     primaryKeys.get(name),
-                    List.copyOf(constraints.getOrDefault(name, List.of())))));
+                    List.copyOf(constraints.getOrDefault(name, List.of())),
+                    List.copyOf(triggers.getOrDefault(name, List.of())))));
     return tables;
   }
 

@@ -144,6 +144,12 @@ final class ShapeComparison {
         differences.add(name + ": no constraint " + constraint);
       }
     }
+    for (String trigger : table.triggers()) {
+      if (!reference.triggers().contains(trigger)) {
+        differences.add(
+            name + ": " + trigger + " is not the contract's (it can change what acquire writes)");
+      }
+    }
   }
 
   private void compareFunction(CatalogShape.Function function) {

@@ -109,6 +109,32 @@ class ForeignSchemaInstallTest {
   }
 
   @Test
+  void C31_aTriggerOnTheLeaseTableIsRefused() throws SQLException {
+    installer.install(DB.dataSource());
+    // It would hand every grant fencing token 5, below every token issued before.
+    DB.execute(
+        "CREATE FUNCTION "
+            + schema
+            + ".token_five() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN"
+            + " NEW.fencing_token := 5; RETURN NEW; END $fn$",
+        "CREATE TRIGGER token_five BEFORE INSERT OR UPDATE ON "
+            + schema
+            + ".lease FOR EACH ROW EXECUTE FUNCTION "
+            + schema
+            + ".token_five()");
+
+    assertRefusedUnchanged("lease: trigger token_five: CREATE TRIGGER token_five BEFORE INSERT OR");
+  }
+
+  @Test
+  void C31_aRuleOnTheLeaseTableIsRefused() throws SQLException {
+    installer.install(DB.dataSource());
+    DB.execute("CREATE RULE keep_rows AS ON DELETE TO " + schema + ".lease DO INSTEAD NOTHING");
+
+    assertRefusedUnchanged("lease: rule keep_rows: CREATE RULE keep_rows AS");
+  }
+
+  @Test
   void C31_anOverloadUnderAContractNameIsRefused() {
     DB.execute(
         "CREATE SCHEMA " + schema,
