@@ -145,7 +145,12 @@ public final class WriterFenceCli implements Runnable {
   /** A failure while running (database refused, server did not start): a message, exit 1. */
   private static int failed(Exception e, CommandLine cli, CommandLine.ParseResult parseResult) {
     PrintWriter err = cli.getErr();
-    err.println("writer-fence " + cli.getCommandName() + ": " + describe(e));
+    // "writer-fence schema install: ..." once, though the message may start with our prefix too.
+    String message = describe(e);
+    if (message.startsWith("writer-fence: ")) {
+      message = message.substring("writer-fence: ".length());
+    }
+    err.println(cli.getCommandSpec().qualifiedName() + ": " + message);
     if (Boolean.getBoolean(dev.writerfence.config.SettingsCatalog.DEBUG.property())) {
       e.printStackTrace(err);
     }
