@@ -68,25 +68,9 @@ class DatabaseCommandTest {
   void aPortHeldByAnotherPostgresqlIsRefusedNamingItAndThatServerIsLeftAlone() throws Exception {
     EmbeddedDatabase other = EmbeddedDatabase.get();
     String before = CatalogSnapshot.of(other, "writer_fence");
-    CommandLine cli = DemoCli.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    DatabaseCommand command = cli.getSubcommands().get("database").getCommand();
-    CompletableFuture<Integer> exit =
-        CompletableFuture.supplyAsync(() -> cli.execute("database", "--port", "" + other.port()));
+    String err = refusedOn(other.port());
 
-    int code;
-    try {
-      code = exit.get(120, TimeUnit.SECONDS);
-    } finally {
-      command.stop.countDown(); // were it to run (handing out the other server), end it
-    }
-
-    assertThat(code).as(out + "" + err).isEqualTo(1);
-    assertThat(out.toString()).doesNotContain("datasource.url");
-    assertThat(err.toString())
+    assertThat(err)
         .contains("127.0.0.1:" + other.port() + " is held by another PostgreSQL")
         .contains(other.queryValue(String.class, "SELECT current_setting('data_directory')"))
         .contains("nothing was started or installed: choose a free port with --port");
@@ -114,29 +98,37 @@ class DatabaseCommandTest {
               "silent-listener");
       acceptor.setDaemon(true);
       acceptor.start();
-      CommandLine cli = DemoCli.commandLine();
-      StringWriter out = new StringWriter();
-      StringWriter err = new StringWriter();
-      cli.setOut(new PrintWriter(out, true));
-      cli.setErr(new PrintWriter(err, true));
-      DatabaseCommand command = cli.getSubcommands().get("database").getCommand();
-      CompletableFuture<Integer> exit =
-          CompletableFuture.supplyAsync(
-              () -> cli.execute("database", "--port", "" + silent.getLocalPort()));
+      String err = refusedOn(silent.getLocalPort());
 
-      int code;
-      try {
-        code = exit.get(120, TimeUnit.SECONDS);
-      } finally {
-        command.stop.countDown();
-      }
-
-      assertThat(code).as(out + "" + err).isEqualTo(1);
-      assertThat(out.toString()).doesNotContain("datasource.url");
-      assertThat(err.toString())
+      assertThat(err)
           .contains("127.0.0.1:" + silent.getLocalPort() + " is held by another process")
           .contains("nothing was started or installed: choose a free port with --port");
     }
+  }
+
+  /**
+   * Runs {@code database --port PORT}, which must end by itself with exit status 1 and no URL.
+   *
+   * @return what it printed on standard error
+   */
+  private static String refusedOn(int port) throws Exception {
+    CommandLine cli = DemoCli.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    DatabaseCommand command = cli.getSubcommands().get("database").getCommand();
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(() -> cli.execute("database", "--port", "" + port));
+    int code;
+    try {
+      code = exit.get(120, TimeUnit.SECONDS);
+    } finally {
+      command.stop.countDown(); // were it to run (handing out another server), end it
+    }
+    assertThat(code).as(out + "" + err).isEqualTo(1);
+    assertThat(out.toString()).doesNotContain("datasource.url");
+    return err.toString();
   }
 
   private static void closeQuietly(Socket socket) {
