@@ -2,6 +2,7 @@ package dev.writerfence.weaving;
 
 import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
+import dev.writerfence.context.HeldFencesAccessor;
 import dev.writerfence.spi.FencedCall;
 import dev.writerfence.spi.FencedInvocation;
 import dev.writerfence.weaving.FencedMethods.SkipOnBusy;
@@ -31,7 +32,10 @@ import java.util.function.Supplier;
  * RxJava's {@code using} with an eager release). Never subscribed, it acquires nothing; subscribed
  * twice, it takes two holds. While subscribed, the lease is on the held-fence stack of the thread
  * that subscribes, and a Reactor schedule hook, installed once ({@value #SCHEDULE_HOOK}), carries
- * it to the tasks that work hands to Reactor's schedulers.
+ * it to the tasks that work hands to Reactor's schedulers. A Reactor result also subscribes the
+ * body's result with those holds in its subscribers' context (key {@code writer-fence.holds}), and
+ * enters inside the holds its own subscriber's context carries: a fenced result of the same name
+ * subscribed anywhere inside the work joins the hold, even on a thread none of it reached (ADR 53).
  *
  * <p>The acquire may wait: it runs on the subscribing thread, or on Reactor's {@code
  * boundedElastic} scheduler when that thread must not block ({@code
@@ -48,6 +52,9 @@ public final class LazyResults {
   public static final String SCHEDULE_HOOK = "writer-fence";
 
   private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+
+  /** Where a subscription's holds travel in its subscribers' Reactor context. */
+  private static final String HOLDS_KEY = HeldFencesAccessor.KEY;
 
   /** What each lazy type is, by the binary name of the declared return type. */
   private enum Kind {
@@ -326,19 +333,28 @@ public final class LazyResults {
    * subscription when its lease is lost is reached from here.
    */
   static final class Hold {
-    static final Hold SKIPPED = new Hold(null);
+    static final Hold SKIPPED = new Hold(null, CarriedHolds.none());
 
     private final FencedCall call; // null: skipped
     private final HeldFenceStack.Entry entry; // null: joined or skipped
+    private final CarriedHolds outer; // what a joined subscription runs inside
 
-    private Hold(FencedCall call) {
+    private Hold(FencedCall call, CarriedHolds outer) {
       this.call = call;
       this.entry = call == null ? null : call.entry();
+      this.outer = outer;
     }
 
-    /** Enters, and takes the acquired lease off the entering thread: it travels with the work. */
-    static Hold enter(Enter enter, SkipOnBusy skip) {
+    /**
+     * Enters, and takes the acquired lease off the entering thread: it travels with the work.
+     *
+     * @param outer the holds of an enclosing subscription, from the subscriber's Reactor context
+     *     ({@link CarriedHolds#none()} elsewhere): entered inside them, a call of the same name
+     *     joins that hold even on a thread that none of it reached
+     */
+    static Hold enter(Enter enter, SkipOnBusy skip, CarriedHolds outer) {
       FencedCall call;
+      CarriedHolds.Scope inside = outer.restore();
       try {
         call = enter.enter();
       } catch (RuntimeException e) {
@@ -348,25 +364,28 @@ public final class LazyResults {
         }
         skip.skipped(e.getMessage());
         return SKIPPED;
+      } finally {
+        inside.close();
       }
-      Hold hold = new Hold(call);
+      Hold hold = new Hold(call, outer);
       if (hold.entry != null) {
         HeldFenceStack.pop(hold.entry);
       }
       return hold;
     }
 
-    /** Puts the lease on the subscribing thread while the body's result is subscribed. */
-    void push() {
+    /**
+     * Puts the lease on the subscribing thread while the body's result is subscribed: the acquired
+     * one, or for a joined subscription the outer holds it joined.
+     *
+     * @return what to close, on this thread, when the body's result is subscribed
+     */
+    CarriedHolds.Scope push() {
       if (entry != null) {
         HeldFenceStack.push(entry);
+        return () -> HeldFenceStack.pop(entry);
       }
-    }
-
-    void pop() {
-      if (entry != null) {
-        HeldFenceStack.pop(entry);
-      }
+      return outer.restore();
     }
 
     /**
@@ -416,6 +435,10 @@ public final class LazyResults {
     private Method isInNonBlockingThread;
     private Method wrap; // Mono.fromDirect or Flux.from
     private Method doOnDiscard;
+    private Method deferContextual;
+    private Method contextGetOrDefault;
+    private Method contextWrite;
+    private Method contextOf;
     // RxJava
     private Method using;
     private Class<?> rxSupplier;
@@ -451,6 +474,12 @@ public final class LazyResults {
           fromCallable = mono.getMethod("fromCallable", Callable.class);
           fromRunnable = mono.getMethod("fromRunnable", Runnable.class);
           doOnDiscard = mono.getMethod("doOnDiscard", Class.class, Consumer.class);
+          Class<?> contextView = Class.forName("reactor.util.context.ContextView", false, loader);
+          Class<?> context = Class.forName("reactor.util.context.Context", false, loader);
+          deferContextual = mono.getMethod("deferContextual", Function.class);
+          contextGetOrDefault = contextView.getMethod("getOrDefault", Object.class, Object.class);
+          contextWrite = type.getMethod("contextWrite", contextView);
+          contextOf = context.getMethod("of", Object.class, Object.class);
           subscribeOn = mono.getMethod("subscribeOn", scheduler);
           boundedElastic = schedulers.getMethod("boundedElastic");
           isInNonBlockingThread = schedulers.getMethod("isInNonBlockingThread");
@@ -501,15 +530,19 @@ public final class LazyResults {
 
     Object defer(LazyResult result, Enter enter, FencedInvocation invocation) {
       if (kind.reactor()) {
-        Callable<Hold> acquire = () -> Hold.enter(enter, result.skip);
+        // The subscriber's context may carry the holds of an enclosing fenced subscription, which
+        // the thread subscribing here need not have (an async client's completion thread).
+        Function<Object, Object> acquireInContext =
+            ctx -> {
+              CarriedHolds outer =
+                  (CarriedHolds) call(contextGetOrDefault, ctx, HOLDS_KEY, CarriedHolds.none());
+              Callable<Hold> acquire = () -> Hold.enter(enter, result.skip, outer);
+              return onElasticWhenNonBlocking(call(fromCallable, null, acquire));
+            };
         // A hold acquired for a subscription cancelled meanwhile is dropped by Reactor: release it.
         Consumer<Hold> dropped = hold -> hold.release(null);
         Object resource =
-            call(
-                doOnDiscard,
-                maybeElastic(() -> call(fromCallable, null, acquire)),
-                Hold.class,
-                dropped);
+            call(doOnDiscard, call(deferContextual, null, acquireInContext), Hold.class, dropped);
         Function<Hold, Object> use =
             hold ->
                 hold == Hold.SKIPPED
@@ -520,7 +553,8 @@ public final class LazyResults {
         Function<Hold, Object> cancelled = hold -> released(hold, null);
         return call(usingWhen, null, resource, use, complete, failed, cancelled);
       }
-      Object supplier = implement(rxSupplier, "get", args -> Hold.enter(enter, result.skip));
+      Object supplier =
+          implement(rxSupplier, "get", args -> Hold.enter(enter, result.skip, CarriedHolds.none()));
       Object use =
           implement(
               rxFunction,
@@ -544,14 +578,15 @@ public final class LazyResults {
      * A Reactor publisher made by {@code start}, run on boundedElastic from a non-blocking thread.
      */
     private Object maybeElastic(Supplier<Object> start) {
-      Supplier<Object> deferred =
-          () -> {
-            Object mono = start.get();
-            return (Boolean) call(isInNonBlockingThread, null)
-                ? call(subscribeOn, mono, call(boundedElastic, null))
-                : mono;
-          };
+      Supplier<Object> deferred = () -> onElasticWhenNonBlocking(start.get());
       return call(defer, null, deferred);
+    }
+
+    /** {@code mono} itself, or on boundedElastic when the thread subscribing must not block. */
+    private Object onElasticWhenNonBlocking(Object mono) {
+      return (Boolean) call(isInNonBlockingThread, null)
+          ? call(subscribeOn, mono, call(boundedElastic, null))
+          : mono;
     }
 
     private Object released(Hold hold, Throwable failure) {
@@ -567,7 +602,7 @@ public final class LazyResults {
           source,
           sourceSubscribe.getName(),
           args -> {
-            hold.push();
+            CarriedHolds.Scope held = hold.push();
             try {
               Object body;
               try {
@@ -582,12 +617,28 @@ public final class LazyResults {
               } catch (Throwable t) {
                 body = call(error, null, t);
               }
+              if (kind.reactor()) {
+                body = inHoldsContext(body);
+              }
               call(sourceSubscribe, body, args[0]);
               return null;
             } finally {
-              hold.pop();
+              held.close();
             }
           });
+    }
+
+    /**
+     * The body's result with this thread's holds (the subscription's own, and any it joined) in its
+     * subscribers' Reactor context: a fenced result of the same name subscribed anywhere inside it,
+     * on whatever thread, joins them (ADR 53). The key is context-propagation's, so Reactor's
+     * automatic propagation, where the application enables it, restores the same holds.
+     */
+    private Object inHoldsContext(Object body) {
+      CarriedHolds holds = CarriedHolds.capture();
+      return holds.isEmpty()
+          ? body
+          : call(contextWrite, body, call(contextOf, null, HOLDS_KEY, holds));
     }
 
     /** An instance of one of the library's single-method interfaces, in its class loader. */
