@@ -27,7 +27,8 @@ package dev.writerfence.bootstrap;
  * </ul>
  *
  * <p>Nothing here allocates for a fenced write; the sink (installed by the agent) does the costly
- * work (stack walk, report) only for unfenced ones.
+ * work (stack walk, report) only for unfenced ones, and for fenced ones only when it draws the
+ * writer map ({@link Sink#mapsFencedWrites()}).
  */
 public final class AuditGate {
   private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
@@ -59,6 +60,33 @@ public final class AuditGate {
      *     refuse the write, in enforce mode
      */
     void unfenced(String client, String operation, Object target, String bucket, String key);
+
+    /**
+     * @return whether {@link #fenced} is to be called for fenced writes (the writer map); when
+     *     {@code false}, a fenced write costs the gate nothing beyond finding its hold
+     */
+    default boolean mapsFencedWrites() {
+      return false;
+    }
+
+    /**
+     * Called for a write made by a thread that holds a valid lease on the required fence, when
+     * {@link #mapsFencedWrites()}. Must not throw.
+     *
+     * @param client the storage client id; never {@code null}
+     * @param operation the operation; never {@code null}
+     * @param target as for {@link #unfenced}; may be {@code null}
+     * @param bucket as for {@link #unfenced}; may be {@code null}
+     * @param key as for {@link #unfenced}; may be {@code null}
+     * @param hold the hold it ran under, the innermost on the required name; never {@code null}
+     */
+    default void fenced(
+        String client,
+        String operation,
+        Object target,
+        String bucket,
+        String key,
+        HeldFenceStack.Entry hold) {}
   }
 
   /**
@@ -140,8 +168,11 @@ public final class AuditGate {
       return;
     }
     try {
-      if (!HeldFenceStack.holds(current.requiredFence(client))) {
+      HeldFenceStack.Entry hold = HeldFenceStack.find(current.requiredFence(client));
+      if (hold == null) {
         current.unfenced(client, operation, target, bucket, key);
+      } else if (current.mapsFencedWrites()) {
+        current.fenced(client, operation, target, bucket, key, hold);
       }
     } catch (RuntimeException | Error e) {
       depth[0]--;

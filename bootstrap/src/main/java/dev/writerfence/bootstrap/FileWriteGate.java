@@ -105,7 +105,7 @@ public final class FileWriteGate {
     if (audited == null || isExistingDirectoryCreation(operation, audited)) {
       return false;
     }
-    AuditGate.enter(CLIENT, operation, null, audited);
+    AuditGate.enter(CLIENT, operation, volumeOf(audited), audited);
     return true;
   }
 
@@ -149,7 +149,7 @@ public final class FileWriteGate {
     if (audited == null) {
       return false;
     }
-    AuditGate.enter(CLIENT, operation, null, audited);
+    AuditGate.enter(CLIENT, operation, volumeOf(audited), audited);
     return true;
   }
 
@@ -186,6 +186,21 @@ public final class FileWriteGate {
       }
     }
     return null;
+  }
+
+  /**
+   * @param audited an absolute path that {@link #audited} accepted
+   * @return the audited prefix it lies under: the volume its writes belong to, for the report
+   */
+  static String volumeOf(String audited) {
+    String[] current = prefixes;
+    String longest = null;
+    for (String prefix : current == null ? new String[0] : current) {
+      if (audited.startsWith(prefix) && (longest == null || prefix.length() > longest.length())) {
+        longest = prefix;
+      }
+    }
+    return longest;
   }
 
   private static boolean isExcluded(String absolute) {

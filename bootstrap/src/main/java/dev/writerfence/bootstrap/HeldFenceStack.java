@@ -157,22 +157,31 @@ public final class HeldFenceStack {
 
   /**
    * @param fenceName a fence name, or {@code null} for any
-   * @return {@code true} when this thread holds a valid lease on that name (or on any name)
+   * @return the innermost valid hold of this thread on that name (or on any name), or {@code null}
+   *     when it holds none
    */
-  public static boolean holds(String fenceName) {
+  public static Entry find(String fenceName) {
     Deque<Entry> stack = STACK.get();
     if (stack == null) {
-      return false;
+      return null;
     }
     for (Entry entry : stack) {
       if ((fenceName == null || entry.fenceName().equals(fenceName)) && entry.isValid()) {
-        return true;
+        return entry;
       }
     }
     if (stack.isEmpty()) {
       STACK.remove();
     }
-    return false;
+    return null;
+  }
+
+  /**
+   * @param fenceName a fence name, or {@code null} for any
+   * @return {@code true} when this thread holds a valid lease on that name (or on any name)
+   */
+  public static boolean holds(String fenceName) {
+    return find(fenceName) != null;
   }
 
   /**

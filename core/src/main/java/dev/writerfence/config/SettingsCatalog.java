@@ -489,6 +489,18 @@ public final class SettingsCatalog {
           .meaning("the same for one client: aws-s3-v2, aws-s3-v1, minio, gcs, azure-blob, file")
           .build();
 
+  /** {@code audit.map}: whether the audit records fenced writes too, for the writer map. */
+  public static final Setting<Boolean> AUDIT_MAP =
+      Setting.builder("audit.map", Kind.FLAG, v -> flag("audit.map", v))
+          .readBy(AUDIT)
+          .defaultValue("false")
+          .allowed("true or false")
+          .example("true")
+          .meaning(
+              "record fenced writes too (call site, fence name, holder label) for the writer map"
+                  + " of each bucket: a stack walk per fenced write")
+          .build();
+
   /** {@code agent.propagation}: whether the agent carries holds to the tasks a holder hands off. */
   public static final Setting<Boolean> AGENT_PROPAGATION =
       Setting.builder("agent.propagation", Kind.FLAG, v -> flag("agent.propagation", v))
@@ -556,6 +568,7 @@ public final class SettingsCatalog {
           AUDIT_PATHS,
           AUDIT_REQUIRE_FENCE,
           AUDIT_REQUIRE_FENCE_PER_CLIENT,
+          AUDIT_MAP,
           AGENT_PROPAGATION,
           AGENT_JAR,
           DEBUG);

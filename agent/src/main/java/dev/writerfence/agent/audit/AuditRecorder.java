@@ -3,17 +3,21 @@ package dev.writerfence.agent.audit;
 import dev.writerfence.agent.AgentLog;
 import dev.writerfence.audit.UnfencedWriteException;
 import dev.writerfence.bootstrap.AuditGate;
+import dev.writerfence.bootstrap.HeldFenceStack;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The agent's {@link AuditGate.Sink}: records each unfenced write once per call site (client,
- * operation, first application frame) with a count, and in enforce mode refuses it.
+ * operation, first application frame) with a count and a sample of its keys, and in enforce mode
+ * refuses it. With {@code audit.map} it records fenced writes the same way, per call site and hold
+ * (fence name, holder label): the rows of the writer map.
  *
  * <p>A write whose stack has no application frame runs on a client library's own thread (a
  * multipart part, an async continuation): it is part of a logical write that was already judged on
@@ -24,12 +28,14 @@ final class AuditRecorder implements AuditGate.Sink {
   private final AuditSettings settings;
   private final Map<String, ClientAudit> clients;
   private final CallSites callSites;
-  private final Map<String, UnfencedWrite> writes = new ConcurrentHashMap<>();
+  private final Map<String, SiteWrites> rows = new ConcurrentHashMap<>();
 
-  /** The same records, by the cheap key of their call site: what a repeated write looks up. */
-  private final Map<SiteKey, UnfencedWrite> bySite = new ConcurrentHashMap<>();
+  /** The same rows, by the cheap key of their call site: what a repeated write looks up. */
+  private final Map<SiteKey, SiteWrites> bySite = new ConcurrentHashMap<>();
 
-  private record SiteKey(String client, String operation, CallSites.Site site) {}
+  /** A call site's writes under one hold; {@code fenceName} {@code null} for unfenced ones. */
+  private record SiteKey(
+      String client, String operation, CallSites.Site site, String fenceName, String holderLabel) {}
 
   private final AtomicBoolean recordedAny = new AtomicBoolean();
   private volatile Runnable onFirstWrite = () -> {};
@@ -52,19 +58,19 @@ final class AuditRecorder implements AuditGate.Sink {
   }
 
   @Override
+  public boolean mapsFencedWrites() {
+    return settings.map();
+  }
+
+  @Override
   public void unfenced(String client, String operation, Object target, String bucket, String key) {
     boolean enforce = settings.mode() == AuditMode.ENFORCE;
-    UnfencedWrite write;
+    SiteWrites write;
     try {
-      Optional<CallSites.Site> callSite = callSites.find();
-      if (callSite.isEmpty()) {
+      write = record(client, operation, target, bucket, key, null, null);
+      if (write == null) {
         return; // a library thread continuing a logical write judged where it started
       }
-      write =
-          bySite.computeIfAbsent(
-              new SiteKey(client, operation, callSite.get()),
-              k -> firstAt(client, operation, callSite.get(), target, bucket, key));
-      write.count.incrementAndGet();
       if (recordedAny.compareAndSet(false, true)) {
         onFirstWrite.run();
       }
@@ -86,30 +92,78 @@ final class AuditRecorder implements AuditGate.Sink {
     }
   }
 
-  /**
-   * The record of a call site seen for the first time here: the expensive part (the frame's file
-   * and line, the target described), done once per site. Two bytecode indexes on one line share one
-   * record.
-   */
-  private UnfencedWrite firstAt(
+  @Override
+  public void fenced(
       String client,
       String operation,
-      CallSites.Site site,
       Object target,
       String bucket,
-      String key) {
-    String callSite = site.describe();
-    WriteTarget named = target(client, target, bucket, key);
-    return writes.computeIfAbsent(
-        client + ' ' + operation + ' ' + callSite,
-        k ->
-            new UnfencedWrite(
-                client,
-                operation,
+      String key,
+      HeldFenceStack.Entry hold) {
+    try {
+      record(client, operation, target, bucket, key, hold.fenceName(), hold.holderLabel());
+    } catch (RuntimeException | LinkageError e) {
+      // A fenced write goes on whatever the map misses.
+      AgentLog.once(
+          "audit-map-failure",
+          "audit could not record a fenced write of " + client + " " + operation + ": " + e);
+    }
+  }
+
+  /**
+   * Counts one write in the row of its call site and hold.
+   *
+   * @return the row, or {@code null} when the stack has no application frame
+   */
+  private SiteWrites record(
+      String client,
+      String operation,
+      Object target,
+      String bucket,
+      String key,
+      String fenceName,
+      String holderLabel) {
+    Optional<CallSites.Site> callSite = callSites.find();
+    if (callSite.isEmpty()) {
+      return null;
+    }
+    SiteWrites row =
+        bySite.computeIfAbsent(
+            new SiteKey(client, operation, callSite.get(), fenceName, holderLabel),
+            k -> firstAt(k, target, bucket, key));
+    row.seen();
+    if (row.samplesKeys()) {
+      row.sample(target(client, target, bucket, key).key());
+    }
+    return row;
+  }
+
+  /**
+   * The row of a call site and hold seen for the first time here: the expensive part (the frame's
+   * file and line, the target described), done once per site. Two bytecode indexes on one line
+   * share one row.
+   */
+  private SiteWrites firstAt(SiteKey k, Object target, String bucket, String key) {
+    String callSite = k.site().describe();
+    WriteTarget named = target(k.client(), target, bucket, key);
+    return rows.computeIfAbsent(
+        String.join(
+            " ",
+            k.client(),
+            k.operation(),
+            callSite,
+            Objects.toString(k.fenceName()),
+            Objects.toString(k.holderLabel())),
+        any ->
+            new SiteWrites(
+                k.client(),
+                k.operation(),
                 callSite,
                 named,
                 Thread.currentThread().getName(),
-                requiredFence(client)));
+                requiredFence(k.client()),
+                k.fenceName(),
+                k.holderLabel()));
   }
 
   /**
@@ -131,16 +185,39 @@ final class AuditRecorder implements AuditGate.Sink {
   /**
    * @return the unfenced writes so far, by client, operation and call site
    */
-  List<UnfencedWrite> writes() {
-    List<UnfencedWrite> list = new ArrayList<>(writes.values());
+  List<SiteWrites> writes() {
+    return sorted(false);
+  }
+
+  /**
+   * @return the fenced writes so far (recorded only with {@code audit.map}), by client, operation,
+   *     call site and fence name
+   */
+  List<SiteWrites> fencedWrites() {
+    return sorted(true);
+  }
+
+  private List<SiteWrites> sorted(boolean fenced) {
+    List<SiteWrites> list = new ArrayList<>();
+    for (SiteWrites w : rows.values()) {
+      if (w.isFenced() == fenced) {
+        list.add(w);
+      }
+    }
     list.sort(
-        Comparator.comparing((UnfencedWrite w) -> w.client)
+        Comparator.comparing((SiteWrites w) -> w.client)
             .thenComparing(w -> w.operation)
-            .thenComparing(w -> w.callSite));
+            .thenComparing(w -> w.callSite)
+            .thenComparing(w -> Objects.toString(w.fenceName))
+            .thenComparing(w -> Objects.toString(w.holderLabel)));
     return list;
   }
 
   AuditMode mode() {
     return settings.mode();
+  }
+
+  boolean maps() {
+    return settings.map();
   }
 }

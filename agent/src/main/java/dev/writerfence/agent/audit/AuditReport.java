@@ -20,8 +20,11 @@ import java.util.Locale;
  * (ISO-8601), {@code pid}, {@code unfenced_writes} (an array, one object per call site, sorted by
  * client, operation and call site, with {@code client}, {@code operation}, {@code bucket}, {@code
  * key} (both {@code null} when unknown), {@code thread}, {@code call_site}, {@code required_fence}
- * ({@code null} for any), {@code count}, {@code refused}, {@code first_seen}) and {@code
- * total_unfenced_writes}.
+ * ({@code null} for any), {@code count}, {@code refused}, {@code first_seen}, {@code last_seen},
+ * {@code keys} (up to five distinct keys written there) and {@code more_keys}), {@code
+ * total_unfenced_writes}, {@code map} ({@code audit.map}) and {@code fenced_writes} (rows of the
+ * same shape with {@code fence_name} and {@code holder_label}, one per call site and hold; empty
+ * without {@code audit.map}).
  */
 final class AuditReport {
   private static final JsonFactory JSON = new JsonFactory();
@@ -64,32 +67,52 @@ final class AuditReport {
   }
 
   private static void write(AuditRecorder recorder, JsonGenerator json) throws IOException {
-    List<UnfencedWrite> writes = recorder.writes();
+    List<SiteWrites> writes = recorder.writes();
     long total = 0;
     json.writeStartObject();
     json.writeStringField("agent", AgentLog.version());
     json.writeStringField("mode", recorder.mode().name().toLowerCase(Locale.ROOT));
     json.writeStringField("written_at", Instant.now().toString());
     json.writeNumberField("pid", ProcessHandle.current().pid());
+    json.writeBooleanField("map", recorder.maps());
     json.writeArrayFieldStart("unfenced_writes");
-    for (UnfencedWrite w : writes) {
-      long count = w.count.get();
-      total += count;
-      json.writeStartObject();
-      json.writeStringField("client", w.client);
-      json.writeStringField("operation", w.operation);
-      json.writeStringField("bucket", w.bucket);
-      json.writeStringField("key", w.key);
-      json.writeStringField("thread", w.thread);
-      json.writeStringField("call_site", w.callSite);
-      json.writeStringField("required_fence", w.requiredFence);
-      json.writeNumberField("count", count);
-      json.writeNumberField("refused", w.refused.get());
-      json.writeStringField("first_seen", w.firstSeen.toString());
-      json.writeEndObject();
+    for (SiteWrites w : writes) {
+      total += w.count.get();
+      writeRow(w, json);
     }
     json.writeEndArray();
     json.writeNumberField("total_unfenced_writes", total);
+    json.writeArrayFieldStart("fenced_writes");
+    for (SiteWrites w : recorder.fencedWrites()) {
+      writeRow(w, json);
+    }
+    json.writeEndArray();
+    json.writeEndObject();
+  }
+
+  private static void writeRow(SiteWrites w, JsonGenerator json) throws IOException {
+    json.writeStartObject();
+    json.writeStringField("client", w.client);
+    json.writeStringField("operation", w.operation);
+    json.writeStringField("bucket", w.bucket);
+    json.writeStringField("key", w.key);
+    json.writeArrayFieldStart("keys");
+    for (String k : w.keys()) {
+      json.writeString(k);
+    }
+    json.writeEndArray();
+    json.writeBooleanField("more_keys", w.moreKeys());
+    json.writeStringField("thread", w.thread);
+    json.writeStringField("call_site", w.callSite);
+    json.writeStringField("required_fence", w.requiredFence);
+    if (w.isFenced()) {
+      json.writeStringField("fence_name", w.fenceName);
+      json.writeStringField("holder_label", w.holderLabel);
+    }
+    json.writeNumberField("count", w.count.get());
+    json.writeNumberField("refused", w.refused.get());
+    json.writeStringField("first_seen", w.firstSeen.toString());
+    json.writeStringField("last_seen", w.lastSeen().toString());
     json.writeEndObject();
   }
 
@@ -98,7 +121,7 @@ final class AuditReport {
    * @return the summary: one line with the totals, then one line per call site
    */
   static String summary(AuditRecorder recorder) {
-    List<UnfencedWrite> writes = recorder.writes();
+    List<SiteWrites> writes = recorder.writes();
     long total = writes.stream().mapToLong(w -> w.count.get()).sum();
     StringBuilder text =
         new StringBuilder("audit (")
@@ -112,7 +135,7 @@ final class AuditReport {
             .append(" (pid ")
             .append(ProcessHandle.current().pid())
             .append(')');
-    for (UnfencedWrite w : writes) {
+    for (SiteWrites w : writes) {
       text.append(System.lineSeparator())
           .append("  ")
           .append(w.count.get())
@@ -125,10 +148,11 @@ final class AuditReport {
           .append(" key=")
           .append(w.key)
           .append(" at ")
-          .append(w.callSite)
-          .append(" [")
-          .append(w.thread)
-          .append(']');
+          .append(w.callSite);
+      if (w.keys().size() > 1) {
+        text.append(" keys=").append(w.keys()).append(w.moreKeys() ? " and more" : "");
+      }
+      text.append(" [").append(w.thread).append(']');
       if (w.refused.get() > 0) {
         text.append(" refused ").append(w.refused.get());
       }

@@ -17,12 +17,14 @@ import java.util.TreeMap;
  * @param requiredFence {@code audit.require-fence}: the fence name every write must hold; empty for
  *     any name
  * @param requiredFencePerClient {@code audit.require-fence.<client id>}: overrides per client
+ * @param map {@code audit.map}: whether fenced writes are recorded too, for the writer map
  */
 public record AuditSettings(
     AuditMode mode,
     Optional<Path> report,
     Optional<String> requiredFence,
-    Map<String, String> requiredFencePerClient) {
+    Map<String, String> requiredFencePerClient,
+    boolean map) {
   private static final Setting<String> PER_CLIENT = SettingsCatalog.AUDIT_REQUIRE_FENCE_PER_CLIENT;
 
   /**
@@ -43,7 +45,8 @@ public record AuditSettings(
             fenceName(e.getKey(), e.getValue()));
       }
     }
-    return new AuditSettings(mode, report, required, Map.copyOf(perClient));
+    boolean map = settings.get(SettingsCatalog.AUDIT_MAP).orElse(false);
+    return new AuditSettings(mode, report, required, Map.copyOf(perClient), map);
   }
 
   /**

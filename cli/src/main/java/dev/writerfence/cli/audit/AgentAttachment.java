@@ -20,19 +20,35 @@ import java.util.Map;
  * @param agentJar the shaded agent jar
  * @param mode {@code log} or {@code enforce}
  * @param report where the agent writes its JSON report at exit
+ * @param map whether the agent records fenced writes too ({@code audit.map}), for the writer map
  */
-public record AgentAttachment(Path agentJar, String mode, Path report) {
+public record AgentAttachment(Path agentJar, String mode, Path report, boolean map) {
   /** The environment variable every JVM reads its extra options from. */
   public static final String TOOL_OPTIONS = "JAVA_TOOL_OPTIONS";
 
   /**
-   * @return the JVM options that attach the agent
+   * An attachment that records unfenced writes only.
+   *
+   * @param agentJar the shaded agent jar
+   * @param mode {@code log} or {@code enforce}
+   * @param report where the agent writes its JSON report at exit
+   */
+  public AgentAttachment(Path agentJar, String mode, Path report) {
+    this(agentJar, mode, report, false);
+  }
+
+  /**
+   * @return the JVM options that attach the agent: {@code -javaagent} first, then the settings
    */
   public List<String> jvmOptions() {
-    return List.of(
-        "-javaagent:" + agentJar,
-        "-D" + SettingsCatalog.AUDIT_MODE.property() + "=" + mode,
-        "-D" + SettingsCatalog.AUDIT_REPORT.property() + "=" + report);
+    List<String> options = new ArrayList<>();
+    options.add("-javaagent:" + agentJar);
+    options.add("-D" + SettingsCatalog.AUDIT_MODE.property() + "=" + mode);
+    options.add("-D" + SettingsCatalog.AUDIT_REPORT.property() + "=" + report);
+    if (map) {
+      options.add("-D" + SettingsCatalog.AUDIT_MAP.property() + "=true");
+    }
+    return List.copyOf(options);
   }
 
   /**
@@ -77,7 +93,8 @@ public record AgentAttachment(Path agentJar, String mode, Path report) {
       attached.add(command.get(0));
       // A command that attaches the agent itself (to fence methods, say) gets only the audit's
       // settings: system properties win over its config file, and one agent does both.
-      attached.addAll(attachesTheAgent(command) ? jvmOptions().subList(1, 3) : jvmOptions());
+      List<String> options = jvmOptions();
+      attached.addAll(attachesTheAgent(command) ? options.subList(1, options.size()) : options);
       attached.addAll(command.subList(1, command.size()));
       return attached;
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -35,12 +36,16 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "N:the command's own exit status",
       "3:--enforce, and the agent refused at least one write",
+      "4:--fail-on, and the writer map has a writer of that status",
       "1:the command could not be started, or it left no audit report",
       "2:bad input; nothing was started"
     })
 public final class AuditCommand implements Callable<Integer> {
   /** The exit status when enforce mode refused a write. */
   public static final int REFUSED = 3;
+
+  /** The exit status when the writer map has a writer of a status {@code --fail-on} names. */
+  public static final int MAP_FAILED = 4;
 
   @Spec CommandLine.Model.CommandSpec spec;
 
@@ -55,6 +60,23 @@ public final class AuditCommand implements Callable<Integer> {
       description = "refuse unfenced writes (UnfencedWriteException) instead of only listing them")
   boolean enforce;
 
+  @Option(
+      names = "--map",
+      description =
+          "record fenced writes too (audit.map) and print the writer map: per bucket, each"
+              + " writer's call site, fence name, holder label and status (fenced, unfenced,"
+              + " inconsistent)")
+  boolean map;
+
+  @Option(
+      names = "--fail-on",
+      split = ",",
+      paramLabel = "STATUS",
+      description =
+          "exit with 4 when the writer map has a writer of this status: unfenced, inconsistent"
+              + " (comma-separated; implies --map)")
+  List<String> failOn = new ArrayList<>();
+
   @Parameters(
       arity = "1..*",
       paramLabel = "COMMAND",
@@ -63,13 +85,26 @@ public final class AuditCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    List<WriterMap.Status> failing = new ArrayList<>();
+    for (String s : failOn) {
+      if (s.equals(WriterMap.Status.UNFENCED.label())) {
+        failing.add(WriterMap.Status.UNFENCED);
+      } else if (s.equals(WriterMap.Status.INCONSISTENT.label())) {
+        failing.add(WriterMap.Status.INCONSISTENT);
+      } else {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--fail-on " + s + " is not allowed: unfenced or inconsistent (comma-separated)");
+      }
+    }
     Path agentJar = AgentJar.locate();
     Path temporary = report == null ? Files.createTempFile("writer-fence-audit-", ".json") : null;
     Path reportFile = report != null ? report.toAbsolutePath() : temporary;
     try {
       Files.deleteIfExists(reportFile); // an old report must not pass for this run's
       AgentAttachment attachment =
-          new AgentAttachment(agentJar, enforce ? "enforce" : "log", reportFile);
+          new AgentAttachment(
+              agentJar, enforce ? "enforce" : "log", reportFile, map || !failOn.isEmpty());
       ProcessBuilder child = new ProcessBuilder().inheritIO();
       try {
         child.command(attachment.attach(command, child.environment()));
@@ -77,7 +112,7 @@ public final class AuditCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), e.getMessage());
       }
       int status = run(child);
-      return outcome(status, reportFile);
+      return outcome(status, reportFile, failing);
     } finally {
       if (temporary != null) {
         Files.deleteIfExists(temporary);
@@ -102,7 +137,8 @@ public final class AuditCommand implements Callable<Integer> {
   }
 
   /** Prints the table, or says why there is none, and picks the exit status. */
-  private int outcome(int status, Path reportFile) throws IOException {
+  private int outcome(int status, Path reportFile, List<WriterMap.Status> failing)
+      throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (!Files.isRegularFile(reportFile)) {
@@ -131,10 +167,30 @@ public final class AuditCommand implements Callable<Integer> {
             + "; the command exited with "
             + status);
     UnfencedWriteTable.print(out, audit.writes());
+    WriterMap writers = WriterMap.of(audit);
+    if (map || !failOn.isEmpty()) {
+      out.println();
+      writers.print(out);
+    }
     if (report != null) {
       out.println("report: " + reportFile);
     }
     out.flush();
-    return enforce && audit.refused() > 0 ? REFUSED : status;
+    if (enforce && audit.refused() > 0) {
+      return REFUSED;
+    }
+    for (WriterMap.Status s : failing) {
+      if (writers.has(s)) {
+        err.println(
+            "writer-fence audit: the writer map has "
+                + s.label()
+                + " writers (--fail-on "
+                + s.label()
+                + ")");
+        err.flush();
+        return MAP_FAILED;
+      }
+    }
+    return status;
   }
 }

@@ -9,12 +9,15 @@ import java.util.List;
 
 /**
  * Reads the agent's JSON audit report ({@code audit.report}): an object whose {@code
- * unfenced_writes} array holds one object per call site (see agent/README.md).
+ * unfenced_writes} array holds one object per call site, and its {@code fenced_writes} array (with
+ * {@code audit.map}) one per call site and hold (see agent/README.md).
  *
  * @param mode the agent's audit mode, {@code log} or {@code enforce}
- * @param writes one row per call site, in the report's order
+ * @param writes the unfenced writes, one row per call site, in the report's order
+ * @param fenced the fenced writes, one row per call site and hold; empty without {@code audit.map}
  */
-public record AuditReportFile(String mode, List<UnfencedWriteRow> writes) {
+public record AuditReportFile(
+    String mode, List<UnfencedWriteRow> writes, List<FencedWriteRow> fenced) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -39,9 +42,37 @@ public record AuditReportFile(String mode, List<UnfencedWriteRow> writes) {
               text(w, "call_site"),
               text(w, "thread"),
               w.path("count").asLong(),
-              w.path("refused").asLong()));
+              w.path("refused").asLong(),
+              keys(w),
+              w.path("more_keys").asBoolean()));
     }
-    return new AuditReportFile(text(root, "mode"), List.copyOf(rows));
+    List<FencedWriteRow> fenced = new ArrayList<>();
+    for (JsonNode w : root.path("fenced_writes")) {
+      fenced.add(
+          new FencedWriteRow(
+              text(w, "client"),
+              text(w, "operation"),
+              text(w, "bucket"),
+              text(w, "call_site"),
+              text(w, "fence_name"),
+              text(w, "holder_label"),
+              w.path("count").asLong(),
+              keys(w),
+              w.path("more_keys").asBoolean()));
+    }
+    return new AuditReportFile(text(root, "mode"), List.copyOf(rows), List.copyOf(fenced));
+  }
+
+  /** The sample of keys; a report of an older agent has none, only {@code key}. */
+  private static List<String> keys(JsonNode row) {
+    List<String> keys = new ArrayList<>();
+    for (JsonNode k : row.path("keys")) {
+      keys.add(k.asText());
+    }
+    if (keys.isEmpty() && text(row, "key") != null) {
+      keys.add(text(row, "key"));
+    }
+    return List.copyOf(keys);
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.writerfence.cli.audit;
 
+import java.util.List;
+
 /**
  * One call site's unfenced writes, as the agent's JSON report lists them.
  *
@@ -12,6 +14,8 @@ package dev.writerfence.cli.audit;
  * @param thread the name of the thread of the first such write
  * @param count how many writes from this call site, at least 1
  * @param refused how many of them enforce mode refused
+ * @param keys up to five distinct keys written there, in the order first written
+ * @param moreKeys whether more distinct keys were written than {@code keys} holds
  */
 public record UnfencedWriteRow(
     String client,
@@ -21,4 +25,6 @@ public record UnfencedWriteRow(
     String callSite,
     String thread,
     long count,
-    long refused) {}
+    long refused,
+    List<String> keys,
+    boolean moreKeys) {}

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.example.audited.AuditedApp;
+import org.example.audited.MappedApp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -113,6 +114,85 @@ class AuditCommandTest {
   }
 
   @Test
+  void C35_theMapFlagsTwoFenceNamesOnOneBucketAndItsUnfencedWriter() throws Exception {
+    String one = bucket("map-one");
+    String two = bucket("map-two");
+    String fenceA = FenceNames.random("map-a");
+    String fenceB = FenceNames.random("map-b");
+    Path report = dir.resolve("map.json");
+
+    Cli.Run run =
+        audit(
+            List.of("--map", "--report", report.toString()),
+            mappedCommand(fenceA, fenceB, one, two));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    WriterMap map = WriterMap.of(AuditReportFile.read(report));
+    assertThat(map.writers())
+        .extracting(
+            WriterMap.Writer::bucket,
+            w -> w.callSite().replaceAll("\\(.*", ""),
+            WriterMap.Writer::fenceName,
+            WriterMap.Writer::count,
+            WriterMap.Writer::status)
+        .containsExactlyInAnyOrder(
+            tuple(one, APP + ".ingest", fenceA, 3L, WriterMap.Status.INCONSISTENT),
+            tuple(one, APP + ".compact", fenceB, 1L, WriterMap.Status.INCONSISTENT),
+            tuple(one, APP + ".sweep", null, 1L, WriterMap.Status.UNFENCED),
+            tuple(two, APP + ".archive", fenceA, 1L, WriterMap.Status.FENCED));
+    WriterMap.Writer ingest =
+        map.writers().stream()
+            .filter(w -> w.callSite().contains(".ingest("))
+            .findFirst()
+            .orElseThrow();
+    assertThat(ingest.keys())
+        .as("distinct keys of one call site, kept")
+        .containsExactly(MappedApp.INGEST_KEYS);
+    assertThat(ingest.holderLabel()).startsWith("ingest");
+    assertThat(run.out())
+        .contains("writer map:")
+        .contains("bucket " + one + ": INCONSISTENT: writers hold 2 fence names")
+        .contains("UNFENCED: 1 writer holds no fence")
+        .contains("bucket " + two + ": fenced: every writer holds fence '" + fenceA + "'");
+  }
+
+  @Test
+  void C35_failOnExitsWithFourOnlyWhenTheMapHasThatStatus() throws Exception {
+    String one = bucket("fail-one");
+    String two = bucket("fail-two");
+    String fenceA = FenceNames.random("fail-a");
+    String fenceB = FenceNames.random("fail-b");
+
+    Cli.Run unfenced =
+        audit(List.of("--fail-on", "unfenced"), mappedCommand(fenceA, fenceB, one, two));
+    Cli.Run both =
+        audit(
+            List.of("--fail-on", "inconsistent,unfenced"), mappedCommand(fenceA, fenceB, one, two));
+    Cli.Run bad = Cli.run("audit", "--fail-on", "late", "--", "true");
+
+    assertThat(unfenced.exitCode())
+        .as(unfenced.err() + unfenced.out())
+        .isEqualTo(AuditCommand.MAP_FAILED);
+    assertThat(unfenced.out()).contains("writer map:");
+    assertThat(unfenced.err()).contains("the writer map has unfenced writers (--fail-on unfenced)");
+    assertThat(both.exitCode()).isEqualTo(AuditCommand.MAP_FAILED);
+    assertThat(both.err()).contains("(--fail-on inconsistent)");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("--fail-on late is not allowed: unfenced or inconsistent");
+  }
+
+  @Test
+  void C35_failOnInconsistentPassesWhenEveryFencedWriterHoldsOneName() throws Exception {
+    String bucket = bucket("fail-none");
+
+    // only for --fail-on unfenced.
+    Cli.Run run = audit(List.of("--fail-on", "inconsistent"), appCommand(bucket, 0));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(run.out()).contains("bucket " + bucket + ": UNFENCED: 2 writers hold no fence");
+  }
+
+  @Test
   void theCommandsOwnExitStatusIsPassedThrough() throws Exception {
     String bucket = bucket("status");
 
@@ -171,17 +251,28 @@ class AuditCommandTest {
   }
 
   private List<String> appCommand(String bucket, int status) {
+    return javaCommand(
+        AuditedApp.class.getName(),
+        db.jdbcUrl(),
+        FenceNames.random("audit"),
+        bucket,
+        Integer.toString(status));
+  }
+
+  private static final String APP = MappedApp.class.getName();
+
+  private List<String> mappedCommand(String fenceA, String fenceB, String one, String two) {
+    return javaCommand(APP, db.jdbcUrl(), fenceA, fenceB, one, two);
+  }
+
+  /** A forked JVM running {@code mainClass} with the S3 endpoint, then {@code args}. */
+  private List<String> javaCommand(String mainClass, String... args) {
     List<String> command = new ArrayList<>();
     command.add(ForkedJvm.javaBinary());
     command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
-    command.addAll(List.of("-cp", ForkedJvm.testClassPath(), AuditedApp.class.getName()));
-    command.addAll(
-        List.of(
-            storage.endpoint().toString(),
-            db.jdbcUrl(),
-            FenceNames.random("audit"),
-            bucket,
-            Integer.toString(status)));
+    command.addAll(List.of("-cp", ForkedJvm.testClassPath(), mainClass));
+    command.add(storage.endpoint().toString());
+    command.addAll(List.of(args));
     return command;
   }
 

@@ -1,0 +1,257 @@
+package dev.writerfence.cli.audit;
+
+import dev.writerfence.cli.TextTable;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The writer acquisition map of one audited run: per bucket (or audited directory), every writer
+ * the agent saw write there (its application call site), the fence name and holder label it wrote
+ * under, and its status:
+ *
+ * <ul>
+ *   <li>{@code fenced}: it held the fence, and every fenced writer of the bucket used the same
+ *       name;
+ *   <li>{@code unfenced}: it held no fence;
+ *   <li>{@code inconsistent}: it held a fence, but writers of the same bucket held another name:
+ *       two fence names on one bucket exclude nobody.
+ * </ul>
+ *
+ * <p>Made from the agent's report with {@code audit.map}; a writer is one call site and hold, so
+ * one method writing under two names shows twice.
+ */
+public final class WriterMap {
+  /** A writer's status in the map. */
+  public enum Status {
+    FENCED,
+    UNFENCED,
+    INCONSISTENT;
+
+    /** As printed and as {@code --fail-on} names it. */
+    public String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * One writer of one bucket.
+   *
+   * @param bucket the bucket or audited directory, {@code -} when unknown
+   * @param client the storage client id
+   * @param callSite the application call site
+   * @param operations the operations it made there, for example {@code putObject}
+   * @param fenceName the fence name it held, {@code null} when unfenced
+   * @param holderLabel the holder label of that hold, {@code null} when none
+   * @param count how many writes
+   * @param keys a sample of the keys it wrote
+   * @param status its status
+   */
+  public record Writer(
+      String bucket,
+      String client,
+      String callSite,
+      List<String> operations,
+      String fenceName,
+      String holderLabel,
+      long count,
+      List<String> keys,
+      Status status) {}
+
+  private final List<Writer> writers;
+
+  private WriterMap(List<Writer> writers) {
+    this.writers = writers;
+  }
+
+  /**
+   * @param report a report; its fenced rows exist only with {@code audit.map}
+   * @return the map of its writes
+   */
+  public static WriterMap of(AuditReportFile report) {
+    // Rows per bucket, then per writer (client, call site, fence name, holder label).
+    Map<String, Map<List<String>, List<Object>>> byBucket = new TreeMap<>();
+    for (FencedWriteRow r : report.fenced()) {
+      add(byBucket, r.bucket(), r.client(), r.callSite(), r.fenceName(), r.holderLabel(), r);
+    }
+    for (UnfencedWriteRow r : report.writes()) {
+      add(byBucket, r.bucket(), r.client(), r.callSite(), null, null, r);
+    }
+    List<Writer> writers = new ArrayList<>();
+    byBucket.forEach(
+        (bucket, rows) -> {
+          TreeSet<String> names = new TreeSet<>();
+          rows.keySet().forEach(k -> names.add(Objects.toString(k.get(2), "")));
+          names.remove("");
+          boolean inconsistent = names.size() > 1;
+          rows.forEach((k, group) -> writers.add(writer(bucket, k, group, inconsistent)));
+        });
+    return new WriterMap(List.copyOf(writers));
+  }
+
+  private static void add(
+      Map<String, Map<List<String>, List<Object>>> byBucket,
+      String bucket,
+      String client,
+      String callSite,
+      String fenceName,
+      String holderLabel,
+      Object row) {
+    List<String> writer = new ArrayList<>();
+    writer.add(client);
+    writer.add(callSite);
+    writer.add(fenceName);
+    writer.add(holderLabel);
+    byBucket
+        .computeIfAbsent(bucket == null ? "-" : bucket, b -> new TreeMap<>(WriterMap::compare))
+        .computeIfAbsent(writer, w -> new ArrayList<>())
+        .add(row);
+  }
+
+  private static int compare(List<String> a, List<String> b) {
+    for (int i = 0; i < a.size(); i++) {
+      int c = Objects.toString(a.get(i), "").compareTo(Objects.toString(b.get(i), ""));
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
+  }
+
+  private static Writer writer(
+      String bucket, List<String> key, List<Object> rows, boolean inconsistent) {
+    List<String> operations = new ArrayList<>();
+    List<String> keys = new ArrayList<>();
+    long count = 0;
+    for (Object row : rows) {
+      String operation;
+      List<String> rowKeys;
+      if (row instanceof FencedWriteRow f) {
+        operation = f.operation();
+        rowKeys = f.keys();
+        count += f.count();
+      } else {
+        UnfencedWriteRow u = (UnfencedWriteRow) row;
+        operation = u.operation();
+        rowKeys = u.keys();
+        count += u.count();
+      }
+      if (!operations.contains(operation)) {
+        operations.add(operation);
+      }
+      for (String k : rowKeys) {
+        if (!keys.contains(k)) {
+          keys.add(k);
+        }
+      }
+    }
+    String fenceName = key.get(2);
+    Status status =
+        fenceName == null ? Status.UNFENCED : inconsistent ? Status.INCONSISTENT : Status.FENCED;
+    return new Writer(
+        bucket,
+        key.get(0),
+        key.get(1),
+        List.copyOf(operations),
+        fenceName,
+        key.get(3),
+        count,
+        List.copyOf(keys),
+        status);
+  }
+
+  /**
+   * @return every writer, by bucket, then client, call site, fence name and holder label
+   */
+  public List<Writer> writers() {
+    return writers;
+  }
+
+  /**
+   * @param status a status
+   * @return whether some writer has it
+   */
+  public boolean has(Status status) {
+    return writers.stream().anyMatch(w -> w.status() == status);
+  }
+
+  /**
+   * Prints one block per bucket: a line naming it and its verdict, then one table row per writer.
+   *
+   * @param out where to print
+   */
+  public void print(PrintWriter out) {
+    if (writers.isEmpty()) {
+      out.println("writer map: no write seen");
+      return;
+    }
+    out.println("writer map:");
+    Map<String, List<Writer>> byBucket = new TreeMap<>();
+    for (Writer w : writers) {
+      byBucket.computeIfAbsent(w.bucket(), b -> new ArrayList<>()).add(w);
+    }
+    byBucket.forEach(
+        (bucket, list) -> {
+          out.println();
+          out.println("bucket " + bucket + ": " + verdict(list));
+          TextTable table =
+              new TextTable(
+                      "status",
+                      "fence",
+                      "holder",
+                      "client",
+                      "call site",
+                      "operations",
+                      "writes",
+                      "keys")
+                  .alignRight(6);
+          for (Writer w : list) {
+            table.row(
+                w.status().label(),
+                w.fenceName() == null ? "-" : w.fenceName(),
+                w.holderLabel() == null ? "-" : w.holderLabel(),
+                w.client(),
+                w.callSite(),
+                String.join(",", w.operations()),
+                w.count(),
+                String.join(", ", w.keys()));
+          }
+          table.print(out);
+        });
+  }
+
+  private static String verdict(List<Writer> writers) {
+    TreeSet<String> names = new TreeSet<>();
+    long unfenced = 0;
+    for (Writer w : writers) {
+      if (w.fenceName() == null) {
+        unfenced++;
+      } else {
+        names.add(w.fenceName());
+      }
+    }
+    List<String> problems = new ArrayList<>();
+    if (names.size() > 1) {
+      problems.add(
+          "INCONSISTENT: writers hold "
+              + names.size()
+              + " fence names "
+              + names
+              + ", which exclude nobody from each other");
+    }
+    if (unfenced > 0) {
+      problems.add(
+          "UNFENCED: "
+              + unfenced
+              + (unfenced == 1 ? " writer holds" : " writers hold")
+              + " no fence");
+    }
+    return problems.isEmpty()
+        ? "fenced: every writer holds fence '" + names.first() + "'"
+        : String.join("; ", problems);
+  }
+}

@@ -1,0 +1,65 @@
+package org.example.audited;
+
+import dev.writerfence.FenceRequest;
+import dev.writerfence.WriterFence;
+import dev.writerfence.cli.audit.LocalS3;
+import dev.writerfence.testing.WriterProcess;
+import java.net.URI;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The writers of two buckets, for the writer map, run in its own JVM. Bucket one: {@code ingest}
+ * writes three keys under fence A, {@code compact} writes under fence B (a second name on the same
+ * bucket: inconsistent), {@code sweep} writes under no fence. Bucket two: {@code archive} writes
+ * under fence A alone (fenced). Each writer puts from a method of its own: its own call site.
+ *
+ * <p>Arguments: S3 endpoint, JDBC URL, fence A, fence B, bucket one, bucket two (both created by
+ * the test).
+ */
+public final class MappedApp {
+  /** The keys {@code ingest} writes, from one call site. */
+  public static final String[] INGEST_KEYS = {"ingest/1.json", "ingest/2.json", "ingest/3.json"};
+
+  private MappedApp() {}
+
+  public static void main(String[] args) throws Exception {
+    URI endpoint = URI.create(args[0]);
+    String fenceA = args[2];
+    String fenceB = args[3];
+    String one = args[4];
+    String two = args[5];
+    try (S3Client s3 = LocalS3.client(endpoint);
+        WriterFence fence = WriterFence.builder(WriterProcess.unpooled(args[1])).build()) {
+      fence.run(
+          FenceRequest.builder(fenceA).holderLabel("ingest").build(),
+          () -> {
+            for (String key : INGEST_KEYS) {
+              ingest(s3, one, key);
+            }
+          });
+      fence.run(
+          FenceRequest.builder(fenceB).holderLabel("compact").build(), () -> compact(s3, one));
+      sweep(s3, one);
+      fence.run(
+          FenceRequest.builder(fenceA).holderLabel("archive").build(), () -> archive(s3, two));
+    }
+    System.out.flush();
+  }
+
+  private static void ingest(S3Client s3, String bucket, String key) {
+    s3.putObject(p -> p.bucket(bucket).key(key), RequestBody.fromString("{}"));
+  }
+
+  private static void compact(S3Client s3, String bucket) {
+    s3.putObject(p -> p.bucket(bucket).key("compact/all.json"), RequestBody.fromString("{}"));
+  }
+
+  private static void sweep(S3Client s3, String bucket) {
+    s3.deleteObject(d -> d.bucket(bucket).key("ingest/1.json"));
+  }
+
+  private static void archive(S3Client s3, String bucket) {
+    s3.putObject(p -> p.bucket(bucket).key("archive/1.json"), RequestBody.fromString("{}"));
+  }
+}
