@@ -18,4 +18,12 @@ public final class TwoCallSites {
     found[2] = find.get(); // another line
     return found;
   }
+
+  /**
+   * @param call a call that goes through a wrapper library to the lookup
+   * @return what it found, called from this line
+   */
+  public static <T> T viaWrapper(Supplier<T> call) {
+    return call.get();
+  }
 }

@@ -4,15 +4,24 @@ import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.cli.audit.LocalS3;
 import dev.writerfence.testing.WriterProcess;
+import io.awspring.cloud.s3.InMemoryBufferingS3OutputStreamProvider;
+import io.awspring.cloud.s3.S3ObjectConverter;
+import io.awspring.cloud.s3.S3Template;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.net.URI;
+import java.util.Map;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
  * The writers of two buckets, for the writer map, run in its own JVM. Bucket one: {@code ingest}
  * writes three keys under fence A, {@code compact} writes under fence B (a second name on the same
  * bucket: inconsistent), {@code sweep} writes under no fence. Bucket two: {@code archive} writes
- * under fence A alone (fenced). Each writer puts from a method of its own: its own call site.
+ * under fence A alone (fenced), once straight through the client and twice through Spring Cloud
+ * AWS's {@code S3Template}, whose frames stand between the application and the client. Each write
+ * is made from a line of its own: its own call site.
  *
  * <p>Arguments: S3 endpoint, JDBC URL, fence A, fence B, bucket one, bucket two (both created by
  * the test).
@@ -20,6 +29,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 public final class MappedApp {
   /** The keys {@code ingest} writes, from one call site. */
   public static final String[] INGEST_KEYS = {"ingest/1.json", "ingest/2.json", "ingest/3.json"};
+
+  /** The keys written through {@code S3Template}. */
+  public static final String TEMPLATE_UPLOAD = "template/upload.bin";
+
+  public static final String TEMPLATE_STORE = "template/store.json";
 
   private MappedApp() {}
 
@@ -30,6 +44,7 @@ public final class MappedApp {
     String one = args[4];
     String two = args[5];
     try (S3Client s3 = LocalS3.client(endpoint);
+        S3Presigner presigner = LocalS3.presigner(endpoint);
         WriterFence fence = WriterFence.builder(WriterProcess.unpooled(args[1])).build()) {
       fence.run(
           FenceRequest.builder(fenceA).holderLabel("ingest").build(),
@@ -43,6 +58,15 @@ public final class MappedApp {
       sweep(s3, one);
       fence.run(
           FenceRequest.builder(fenceA).holderLabel("archive").build(), () -> archive(s3, two));
+      S3Template template =
+          new S3Template(
+              s3,
+              new InMemoryBufferingS3OutputStreamProvider(s3, null),
+              new TextConverter(),
+              presigner);
+      fence.run(
+          FenceRequest.builder(fenceA).holderLabel("archive").build(),
+          () -> viaTemplate(template, two));
     }
     System.out.flush();
   }
@@ -59,7 +83,31 @@ public final class MappedApp {
     s3.deleteObject(d -> d.bucket(bucket).key("ingest/1.json"));
   }
 
+  /** Two writes through the wrapper, one call site each: an upload and a stored object. */
+  private static void viaTemplate(S3Template template, String bucket) {
+    template.upload(bucket, TEMPLATE_UPLOAD, new ByteArrayInputStream(new byte[] {1}), null);
+    template.store(bucket, TEMPLATE_STORE, Map.of("a", 1));
+  }
+
   private static void archive(S3Client s3, String bucket) {
     s3.putObject(p -> p.bucket(bucket).key("archive/1.json"), RequestBody.fromString("{}"));
+  }
+
+  /** Stores an object as its text: the template's converter, with no JSON library to pick. */
+  private static final class TextConverter implements S3ObjectConverter {
+    @Override
+    public <T> RequestBody write(T object) {
+      return RequestBody.fromString(String.valueOf(object));
+    }
+
+    @Override
+    public <T> T read(InputStream is, Class<T> type) {
+      throw new UnsupportedOperationException("the app only writes");
+    }
+
+    @Override
+    public String contentType() {
+      return "text/plain";
+    }
   }
 }

@@ -501,6 +501,22 @@ public final class SettingsCatalog {
                   + " of each bucket: a stack walk per fenced write")
           .build();
 
+  /**
+   * {@code audit.library-packages}: libraries that wrap storage clients, past which call sites are.
+   */
+  public static final Setting<List<String>> AUDIT_LIBRARY_PACKAGES =
+      Setting.builder(
+              "audit.library-packages", Kind.TEXT, v -> packages("audit.library-packages", v))
+          .readBy(AUDIT)
+          .defaultText("the known ones")
+          .allowed("comma-separated package prefixes")
+          .example("com.acme.storage.")
+          .meaning(
+              "libraries that wrap storage clients, beside Spring Cloud AWS, Apache Camel, Hadoop's"
+                  + " S3A and Spring Integration AWS: a call site is the application's frame past"
+                  + " them, theirs shown beside it")
+          .build();
+
   /** {@code agent.propagation}: whether the agent carries holds to the tasks a holder hands off. */
   public static final Setting<Boolean> AGENT_PROPAGATION =
       Setting.builder("agent.propagation", Kind.FLAG, v -> flag("agent.propagation", v))
@@ -569,6 +585,7 @@ public final class SettingsCatalog {
           AUDIT_REQUIRE_FENCE,
           AUDIT_REQUIRE_FENCE_PER_CLIENT,
           AUDIT_MAP,
+          AUDIT_LIBRARY_PACKAGES,
           AGENT_PROPAGATION,
           AGENT_JAR,
           DEBUG);
@@ -812,6 +829,29 @@ public final class SettingsCatalog {
                 + " /var/lib/volume,/data/index");
       }
       result.add(Path.of(trimmed));
+    }
+    return List.copyOf(result);
+  }
+
+  /** Package prefixes, each a dotted Java name, ending in a dot so that it matches whole names. */
+  private static List<String> packages(String key, String v) {
+    List<String> result = new ArrayList<>();
+    for (String entry : v.split(",", -1)) {
+      String trimmed = entry.strip();
+      if (!trimmed.matches(
+          "\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*"
+              + "(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*\\.?")) {
+        throw new IllegalArgumentException(
+            "writer-fence: "
+                + key
+                + " '"
+                + v
+                + "' has the entry '"
+                + trimmed
+                + "', which is not a package prefix: use comma-separated package names, e.g."
+                + " com.acme.storage,org.example.s3");
+      }
+      result.add(trimmed.endsWith(".") ? trimmed : trimmed + ".");
     }
     return List.copyOf(result);
   }

@@ -49,7 +49,7 @@ final class AuditRecorder implements AuditGate.Sink {
       libraries.addAll(client.libraryPackages());
     }
     this.clients = byId;
-    this.callSites = new CallSites(libraries);
+    this.callSites = new CallSites(libraries, settings.libraryPackages());
   }
 
   @Override
@@ -163,7 +163,8 @@ final class AuditRecorder implements AuditGate.Sink {
                 Thread.currentThread().getName(),
                 requiredFence(k.client()),
                 k.fenceName(),
-                k.holderLabel()));
+                k.holderLabel(),
+                k.site().libraryCall()));
   }
 
   /**

@@ -21,7 +21,8 @@ import java.util.Locale;
  * client, operation and call site, with {@code client}, {@code operation}, {@code bucket}, {@code
  * key} (both {@code null} when unknown), {@code thread}, {@code call_site}, {@code required_fence}
  * ({@code null} for any), {@code count}, {@code refused}, {@code first_seen}, {@code last_seen},
- * {@code keys} (up to five distinct keys written there) and {@code more_keys}), {@code
+ * {@code keys} (up to five distinct keys written there), {@code more_keys}, {@code library_call}
+ * (the wrapper library's frame the call site called, or {@code null})), {@code
  * total_unfenced_writes}, {@code map} ({@code audit.map}) and {@code fenced_writes} (rows of the
  * same shape with {@code fence_name} and {@code holder_label}, one per call site and hold; empty
  * without {@code audit.map}).
@@ -104,6 +105,7 @@ final class AuditReport {
     json.writeBooleanField("more_keys", w.moreKeys());
     json.writeStringField("thread", w.thread);
     json.writeStringField("call_site", w.callSite);
+    json.writeStringField("library_call", w.libraryCall);
     json.writeStringField("required_fence", w.requiredFence);
     if (w.isFenced()) {
       json.writeStringField("fence_name", w.fenceName);

@@ -5,6 +5,7 @@ import dev.writerfence.agent.AgentSettings;
 import dev.writerfence.config.Setting;
 import dev.writerfence.config.SettingsCatalog;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -18,13 +19,16 @@ import java.util.TreeMap;
  *     any name
  * @param requiredFencePerClient {@code audit.require-fence.<client id>}: overrides per client
  * @param map {@code audit.map}: whether fenced writes are recorded too, for the writer map
+ * @param libraryPackages {@code audit.library-packages}: package prefixes of libraries that wrap
+ *     storage clients, skipped for call sites
  */
 public record AuditSettings(
     AuditMode mode,
     Optional<Path> report,
     Optional<String> requiredFence,
     Map<String, String> requiredFencePerClient,
-    boolean map) {
+    boolean map,
+    List<String> libraryPackages) {
   private static final Setting<String> PER_CLIENT = SettingsCatalog.AUDIT_REQUIRE_FENCE_PER_CLIENT;
 
   /**
@@ -46,7 +50,8 @@ public record AuditSettings(
       }
     }
     boolean map = settings.get(SettingsCatalog.AUDIT_MAP).orElse(false);
-    return new AuditSettings(mode, report, required, Map.copyOf(perClient), map);
+    List<String> wrappers = settings.get(SettingsCatalog.AUDIT_LIBRARY_PACKAGES).orElse(List.of());
+    return new AuditSettings(mode, report, required, Map.copyOf(perClient), map, wrappers);
   }
 
   /**

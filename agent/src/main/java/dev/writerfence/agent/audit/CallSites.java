@@ -7,9 +7,15 @@ import java.util.Set;
 
 /**
  * Finds the call site of a write: the first stack frame, from the top, that belongs to the
- * application, skipping the JDK, writer-fence itself, the storage client libraries, and generated
- * proxies. A write with no application frame at all runs on a library's own thread (a multipart
- * part, an async continuation): it belongs to a logical write that was judged on the thread that
+ * application, skipping the JDK, writer-fence itself, the storage client libraries, the libraries
+ * that wrap them (Spring Cloud AWS, Apache Camel, Hadoop's S3A, Spring Integration AWS, and {@code
+ * audit.library-packages}), and generated proxies. The wrapper's frame nearest the application is
+ * kept beside it, to be shown.
+ *
+ * <p>A write with no application frame runs on a library's own thread. With a wrapper frame on it
+ * (a Camel route's producer), that frame is its call site: a write is never passed for want of an
+ * application frame when a wrapper made it. With neither (a multipart part, an async continuation
+ * of the storage client itself) it belongs to a logical write that was judged on the thread that
  * started it.
  */
 final class CallSites {
@@ -42,14 +48,34 @@ final class CallSites {
           "org.reactivestreams.",
           "reactor.");
 
-  private final String[] skipped;
+  /**
+   * Libraries that wrap the storage clients, whose frames stand between the application and the
+   * client: skipped for the call site, kept beside it. Checked before {@link #ALWAYS_SKIPPED},
+   * which would take Spring Integration's for framework plumbing.
+   */
+  static final List<String> WRAPPER_LIBRARIES =
+      List.of(
+          "io.awspring.cloud.",
+          "org.apache.camel.",
+          "org.apache.hadoop.fs.s3a.",
+          "org.springframework.integration.aws.");
 
-  /** Whether a class is application code, decided once per class (the walk asks per frame). */
-  private final ClassValue<Boolean> application =
+  /** What a frame's class is to the walk. */
+  enum Role {
+    APPLICATION,
+    WRAPPER,
+    OTHER
+  }
+
+  private final String[] skipped;
+  private final String[] wrappers;
+
+  /** A class's role, decided once per class (the walk asks per frame). */
+  private final ClassValue<Role> roles =
       new ClassValue<>() {
         @Override
-        protected Boolean computeValue(Class<?> type) {
-          return isApplication(type.getName());
+        protected Role computeValue(Class<?> type) {
+          return role(type.getName());
         }
       };
 
@@ -65,36 +91,68 @@ final class CallSites {
    * @param libraryPackages the package prefixes of the audited client libraries
    */
   CallSites(List<String> libraryPackages) {
+    this(libraryPackages, List.of());
+  }
+
+  /**
+   * @param libraryPackages the package prefixes of the audited client libraries
+   * @param wrapperPackages more package prefixes of libraries that wrap them ({@code
+   *     audit.library-packages}), beside {@link #WRAPPER_LIBRARIES}
+   */
+  CallSites(List<String> libraryPackages, List<String> wrapperPackages) {
     List<String> all = new ArrayList<>(ALWAYS_SKIPPED);
     all.addAll(libraryPackages);
     this.skipped = all.toArray(new String[0]);
+    List<String> wrap = new ArrayList<>(WRAPPER_LIBRARIES);
+    wrap.addAll(wrapperPackages);
+    this.wrappers = wrap.toArray(new String[0]);
   }
 
   /**
    * The first application frame of the calling thread, as a key that is cheap to compare: the
-   * frame's class, method and bytecode index. Resolving its file and line is left to {@link
-   * Site#describe()}, which the recorder calls only for a call site it has not seen.
+   * frame's class, method and bytecode index, with the wrapper frame nearest it. Resolving file and
+   * line is left to {@link Site#describe()}, which the recorder calls only for a call site it has
+   * not seen.
    *
-   * @return the frame; empty when the stack has none
+   * @return the frame; a wrapper's frame when the stack has no application frame but one of a
+   *     wrapper; empty when it has neither
    */
   Optional<Site> find() {
     return walker.walk(
-        frames ->
-            frames.filter(f -> application.get(f.getDeclaringClass())).findFirst().map(Site::new));
+        frames -> {
+          StackWalker.StackFrame firstWrapper = null;
+          StackWalker.StackFrame nearestWrapper = null;
+          for (StackWalker.StackFrame f : (Iterable<StackWalker.StackFrame>) frames::iterator) {
+            Role role = roles.get(f.getDeclaringClass());
+            if (role == Role.APPLICATION) {
+              return Optional.of(new Site(f, nearestWrapper));
+            }
+            if (role == Role.WRAPPER) {
+              nearestWrapper = f;
+              if (firstWrapper == null) {
+                firstWrapper = f;
+              }
+            }
+          }
+          return Optional.ofNullable(firstWrapper).map(w -> new Site(w, null));
+        });
   }
 
   /**
-   * One frame of application code: equal for the same class, method and bytecode index, which is
-   * all a repeated write from one place needs to be recognised.
+   * One frame of application code (or of a wrapper, where no application frame was): equal for the
+   * same class, method and bytecode index, which is all a repeated write from one place needs to be
+   * recognised.
    */
   static final class Site {
     private final StackWalker.StackFrame frame;
+    private final StackWalker.StackFrame wrapper; // null: the call went to the client directly
     private final Class<?> type;
     private final String method;
     private final int bci;
 
-    Site(StackWalker.StackFrame frame) {
+    Site(StackWalker.StackFrame frame, StackWalker.StackFrame wrapper) {
       this.frame = frame;
+      this.wrapper = wrapper;
       this.type = frame.getDeclaringClass();
       this.method = frame.getMethodName();
       this.bci = frame.getByteCodeIndex();
@@ -104,13 +162,25 @@ final class CallSites {
      * @return {@code class.method(File.java:line)}
      */
     String describe() {
-      return frame.getClassName()
+      return describe(frame);
+    }
+
+    /**
+     * @return the wrapper library's frame the application called, {@code class.method(File:line)},
+     *     or {@code null} when it called the storage client itself
+     */
+    String libraryCall() {
+      return wrapper == null ? null : describe(wrapper);
+    }
+
+    private static String describe(StackWalker.StackFrame f) {
+      return f.getClassName()
           + "."
-          + method
+          + f.getMethodName()
           + "("
-          + frame.getFileName()
+          + f.getFileName()
           + ":"
-          + frame.getLineNumber()
+          + f.getLineNumber()
           + ")";
     }
 
@@ -129,23 +199,36 @@ final class CallSites {
   }
 
   boolean isApplication(String className) {
+    return role(className) == Role.APPLICATION;
+  }
+
+  Role role(String className) {
     if (className.contains("$$")) {
-      return false; // generated proxies and lambdas forms (Spring CGLIB, Byte Buddy, JDK)
+      return Role.OTHER; // generated proxies and lambdas forms (Spring CGLIB, Byte Buddy, JDK)
     }
+    for (String prefix : wrappers) {
+      if (className.startsWith(prefix)) {
+        return Role.WRAPPER;
+      }
+    }
+    return isOther(className) ? Role.OTHER : Role.APPLICATION;
+  }
+
+  private boolean isOther(String className) {
     int lastDot = className.lastIndexOf('.');
     if (lastDot > 0 && className.substring(0, lastDot).equals(PROJECT)) {
-      return false;
+      return true;
     }
     for (String prefix : skipped) {
       if (className.startsWith(prefix)) {
-        return false;
+        return true;
       }
     }
     for (String prefix : ProjectPackages.prefixes()) {
       if (className.startsWith(prefix)) {
-        return false;
+        return true;
       }
     }
-    return true;
+    return false;
   }
 }

@@ -31,6 +31,9 @@ final class SiteWrites {
   /** The holder label of that hold, {@code null} when it has none or the writes are unfenced. */
   final String holderLabel;
 
+  /** The wrapper library's frame the call site called, {@code null} when it called the client. */
+  final String libraryCall;
+
   final Instant firstSeen;
   final AtomicLong count = new AtomicLong();
   final AtomicLong refused = new AtomicLong();
@@ -46,7 +49,8 @@ final class SiteWrites {
       String thread,
       String requiredFence,
       String fenceName,
-      String holderLabel) {
+      String holderLabel,
+      String libraryCall) {
     this.client = client;
     this.operation = operation;
     this.callSite = callSite;
@@ -56,6 +60,7 @@ final class SiteWrites {
     this.requiredFence = requiredFence;
     this.fenceName = fenceName;
     this.holderLabel = holderLabel;
+    this.libraryCall = libraryCall;
     this.firstSeen = Instant.now();
     this.lastSeen = firstSeen;
   }

@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
+import org.example.wrapper.BucketTemplate;
 import org.junit.jupiter.api.Test;
 
 class CallSitesTest {
@@ -79,6 +80,40 @@ class CallSitesTest {
     assertThat(first.describe())
         .matches("com\\.acme\\.sites\\.TwoCallSites\\.find\\(TwoCallSites\\.java:\\d+\\)");
     assertThat(other.describe()).isNotEqualTo(first.describe());
+  }
+
+  @Test
+  void wrapperLibrariesAreNeitherTheApplicationNorSkippedSilently() {
+    CallSites withOwn = new CallSites(List.of("software.amazon.awssdk."), List.of("com.acme.s3."));
+
+    assertThat(sites.role("io.awspring.cloud.s3.S3Template")).isEqualTo(CallSites.Role.WRAPPER);
+    assertThat(sites.role("io.awspring.cloud.s3.InMemoryBufferingS3OutputStream"))
+        .isEqualTo(CallSites.Role.WRAPPER);
+    assertThat(sites.role("org.apache.camel.component.aws2.s3.AWS2S3Producer"))
+        .isEqualTo(CallSites.Role.WRAPPER);
+    assertThat(sites.role("org.apache.hadoop.fs.s3a.S3AFileSystem"))
+        .isEqualTo(CallSites.Role.WRAPPER);
+    assertThat(sites.role("org.springframework.integration.aws.outbound.S3MessageHandler"))
+        .isEqualTo(CallSites.Role.WRAPPER);
+    assertThat(sites.role("org.springframework.context.support.AbstractApplicationContext"))
+        .isEqualTo(CallSites.Role.OTHER);
+    assertThat(sites.role("com.acme.s3.Template")).isEqualTo(CallSites.Role.APPLICATION);
+    assertThat(withOwn.role("com.acme.s3.Template")).isEqualTo(CallSites.Role.WRAPPER);
+  }
+
+  @Test
+  void aSiteCalledThroughAWrapperIsTheApplicationsLineWithTheWrappersBesideIt() {
+    CallSites withWrapper =
+        new CallSites(List.of("software.amazon.awssdk."), List.of("org.example.wrapper"));
+
+    CallSites.Site site =
+        TwoCallSites.viaWrapper(() -> BucketTemplate.store(() -> withWrapper.find().orElseThrow()));
+
+    assertThat(site.describe())
+        .matches("com\\.acme\\.sites\\.TwoCallSites\\.viaWrapper\\(TwoCallSites\\.java:\\d+\\)");
+    assertThat(site.libraryCall())
+        .matches(
+            "org\\.example\\.wrapper\\.BucketTemplate\\.store\\(BucketTemplate\\.java:\\d+\\)");
   }
 
   /** Every class in the jar or folder of {@code anchor}, at any depth: read apart from the code. */

@@ -44,7 +44,8 @@ public record AuditReportFile(
               w.path("count").asLong(),
               w.path("refused").asLong(),
               keys(w),
-              w.path("more_keys").asBoolean()));
+              w.path("more_keys").asBoolean(),
+              text(w, "library_call")));
     }
     List<FencedWriteRow> fenced = new ArrayList<>();
     for (JsonNode w : root.path("fenced_writes")) {
@@ -54,6 +55,7 @@ public record AuditReportFile(
               text(w, "operation"),
               text(w, "bucket"),
               text(w, "call_site"),
+              text(w, "library_call"),
               text(w, "fence_name"),
               text(w, "holder_label"),
               w.path("count").asLong(),

@@ -10,6 +10,7 @@ import java.util.List;
  * @param operation the client operation, for example {@code putObject}
  * @param bucket the bucket (or, for files, the audited directory), {@code null} when unknown
  * @param callSite the first application stack frame
+ * @param libraryCall the wrapper library's frame it called, {@code null} when it called the client
  * @param fenceName the fence name the writes held
  * @param holderLabel that hold's holder label, {@code null} when it has none
  * @param count how many writes, at least 1
@@ -21,6 +22,7 @@ public record FencedWriteRow(
     String operation,
     String bucket,
     String callSite,
+    String libraryCall,
     String fenceName,
     String holderLabel,
     long count,

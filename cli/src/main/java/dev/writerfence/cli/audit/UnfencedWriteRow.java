@@ -16,6 +16,7 @@ import java.util.List;
  * @param refused how many of them enforce mode refused
  * @param keys up to five distinct keys written there, in the order first written
  * @param moreKeys whether more distinct keys were written than {@code keys} holds
+ * @param libraryCall the wrapper library's frame it called, {@code null} when it called the client
  */
 public record UnfencedWriteRow(
     String client,
@@ -27,4 +28,5 @@ public record UnfencedWriteRow(
     long count,
     long refused,
     List<String> keys,
-    boolean moreKeys) {}
+    boolean moreKeys,
+    String libraryCall) {}

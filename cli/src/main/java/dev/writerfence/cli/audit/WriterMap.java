@@ -3,6 +3,7 @@ package dev.writerfence.cli.audit;
 import dev.writerfence.cli.TextTable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -44,6 +45,8 @@ public final class WriterMap {
    * @param bucket the bucket or audited directory, {@code -} when unknown
    * @param client the storage client id
    * @param callSite the application call site
+   * @param libraryCall the wrapper library's frame it called, {@code null} when it called the
+   *     client
    * @param operations the operations it made there, for example {@code putObject}
    * @param fenceName the fence name it held, {@code null} when unfenced
    * @param holderLabel the holder label of that hold, {@code null} when none
@@ -55,6 +58,7 @@ public final class WriterMap {
       String bucket,
       String client,
       String callSite,
+      String libraryCall,
       List<String> operations,
       String fenceName,
       String holderLabel,
@@ -75,11 +79,14 @@ public final class WriterMap {
   public static WriterMap of(AuditReportFile report) {
     // Rows per bucket, then per writer (client, call site, fence name, holder label).
     Map<String, Map<List<String>, List<Object>>> byBucket = new TreeMap<>();
+    Map<String, String> libraryCalls = new HashMap<>();
     for (FencedWriteRow r : report.fenced()) {
       add(byBucket, r.bucket(), r.client(), r.callSite(), r.fenceName(), r.holderLabel(), r);
+      libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
     }
     for (UnfencedWriteRow r : report.writes()) {
       add(byBucket, r.bucket(), r.client(), r.callSite(), null, null, r);
+      libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
     }
     List<Writer> writers = new ArrayList<>();
     byBucket.forEach(
@@ -88,7 +95,9 @@ public final class WriterMap {
           rows.keySet().forEach(k -> names.add(Objects.toString(k.get(2), "")));
           names.remove("");
           boolean inconsistent = names.size() > 1;
-          rows.forEach((k, group) -> writers.add(writer(bucket, k, group, inconsistent)));
+          rows.forEach(
+              (k, group) ->
+                  writers.add(writer(bucket, k, group, inconsistent, libraryCalls.get(k.get(1)))));
         });
     return new WriterMap(List.copyOf(writers));
   }
@@ -123,7 +132,11 @@ public final class WriterMap {
   }
 
   private static Writer writer(
-      String bucket, List<String> key, List<Object> rows, boolean inconsistent) {
+      String bucket,
+      List<String> key,
+      List<Object> rows,
+      boolean inconsistent,
+      String libraryCall) {
     List<String> operations = new ArrayList<>();
     List<String> keys = new ArrayList<>();
     long count = 0;
@@ -156,6 +169,7 @@ public final class WriterMap {
         bucket,
         key.get(0),
         key.get(1),
+        libraryCall,
         List.copyOf(operations),
         fenceName,
         key.get(3),
@@ -205,10 +219,11 @@ public final class WriterMap {
                       "holder",
                       "client",
                       "call site",
+                      "via",
                       "operations",
                       "writes",
                       "keys")
-                  .alignRight(6);
+                  .alignRight(7);
           for (Writer w : list) {
             table.row(
                 w.status().label(),
@@ -216,6 +231,7 @@ public final class WriterMap {
                 w.holderLabel() == null ? "-" : w.holderLabel(),
                 w.client(),
                 w.callSite(),
+                w.libraryCall() == null ? "-" : w.libraryCall(),
                 String.join(",", w.operations()),
                 w.count(),
                 String.join(", ", w.keys()));

@@ -139,7 +139,21 @@ class AuditCommandTest {
             tuple(one, APP + ".ingest", fenceA, 3L, WriterMap.Status.INCONSISTENT),
             tuple(one, APP + ".compact", fenceB, 1L, WriterMap.Status.INCONSISTENT),
             tuple(one, APP + ".sweep", null, 1L, WriterMap.Status.UNFENCED),
-            tuple(two, APP + ".archive", fenceA, 1L, WriterMap.Status.FENCED));
+            tuple(two, APP + ".archive", fenceA, 1L, WriterMap.Status.FENCED),
+            tuple(two, APP + ".viaTemplate", fenceA, 1L, WriterMap.Status.FENCED),
+            tuple(two, APP + ".viaTemplate", fenceA, 1L, WriterMap.Status.FENCED));
+    assertThat(map.writers())
+        .filteredOn(w -> w.callSite().contains(".viaTemplate("))
+        .as("writes through Spring Cloud AWS: the application's line, the wrapper's beside it")
+        .satisfiesExactlyInAnyOrder(
+            w -> {
+              assertThat(w.keys()).containsExactly(MappedApp.TEMPLATE_UPLOAD);
+              assertThat(w.libraryCall()).startsWith("io.awspring.cloud.s3.S3Template.upload(");
+            },
+            w -> {
+              assertThat(w.keys()).containsExactly(MappedApp.TEMPLATE_STORE);
+              assertThat(w.libraryCall()).startsWith("io.awspring.cloud.s3.S3Template.store(");
+            });
     WriterMap.Writer ingest =
         map.writers().stream()
             .filter(w -> w.callSite().contains(".ingest("))

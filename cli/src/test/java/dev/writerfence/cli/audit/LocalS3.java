@@ -14,6 +14,7 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
  * S3Proxy in the test JVM (in-memory store, 127.0.0.1, a free port), for the application that the
@@ -84,6 +85,19 @@ public final class LocalS3 {
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
         .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
         .httpClientBuilder(Apache5HttpClient.builder())
+        .build();
+  }
+
+  /**
+   * @param endpoint the server's endpoint
+   * @return a presigner for it (what Spring Cloud AWS's S3Template wants beside the client)
+   */
+  public static S3Presigner presigner(URI endpoint) {
+    return S3Presigner.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
         .build();
   }
 
