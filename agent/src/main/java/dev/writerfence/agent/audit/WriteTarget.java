@@ -1,6 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import java.lang.reflect.Method;
+import java.util.Optional;
 
 /**
  * The bucket (or volume) and object key (or path) of one write.
@@ -53,6 +54,9 @@ public record WriteTarget(String bucket, String key) {
       try {
         Method method = target.getClass().getMethod(name);
         Object value = method.invoke(target);
+        if (value instanceof Optional<?> optional) { // never "Optional[name]" in a report
+          value = optional.orElse(null);
+        }
         if (value != null) {
           return value.toString();
         }

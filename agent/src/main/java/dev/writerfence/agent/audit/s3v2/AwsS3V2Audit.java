@@ -14,6 +14,7 @@ import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Optional;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
@@ -55,7 +56,10 @@ public final class AwsS3V2Audit implements ClientAudit {
     }
     WriteTarget direct = WriteTarget.reflect(target);
     if (direct.key() == null && direct.bucket() != null) {
-      Object prefix = call(target, "s3Prefix"); // uploadDirectory
+      Object prefix = call(target, "s3Prefix"); // uploadDirectory: an Optional<String>
+      if (prefix instanceof Optional<?> optional) {
+        prefix = optional.orElse(null);
+      }
       if (prefix != null) {
         return new WriteTarget(direct.bucket(), prefix.toString());
       }
