@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -36,6 +37,33 @@ final class AuditRecorder implements AuditGate.Sink {
   /** A call site's writes under one hold; {@code fenceName} {@code null} for unfenced ones. */
   private record SiteKey(
       String client, String operation, CallSites.Site site, String fenceName, String holderLabel) {}
+
+  /** Operations that begin a multipart upload, whose later steps are the same logical write. */
+  private static final Set<String> MULTIPART_STARTS =
+      Set.of("createMultipartUpload", "initiateMultipartUpload");
+
+  /** Steps of a multipart upload after its start; the last two end it. */
+  private static final Set<String> MULTIPART_STEPS =
+      Set.of(
+          "uploadPart",
+          "uploadPartCopy",
+          "copyPart",
+          "completeMultipartUpload",
+          "abortMultipartUpload");
+
+  private static final Set<String> MULTIPART_ENDS =
+      Set.of("completeMultipartUpload", "abortMultipartUpload");
+
+  /** At most this many multipart uploads are followed at once; beyond, a step counts alone. */
+  private static final int OPEN_UPLOADS = 10_000;
+
+  /**
+   * Multipart uploads begun and not yet completed, by client, bucket, key and hold: their parts and
+   * completion are judged as every write is, but counted in the row of their start, as one logical
+   * write. A step judged otherwise than its start (the lease lost meanwhile) finds no entry and is
+   * a row of its own.
+   */
+  private final Map<String, SiteWrites> openUploads = new ConcurrentHashMap<>();
 
   private final AtomicBoolean recordedAny = new AtomicBoolean();
   private volatile Runnable onFirstWrite = () -> {};
@@ -127,6 +155,16 @@ final class AuditRecorder implements AuditGate.Sink {
     if (callSite.isEmpty()) {
       return null;
     }
+    String upload = null;
+    if (MULTIPART_STARTS.contains(operation) || MULTIPART_STEPS.contains(operation)) {
+      WriteTarget named = target(client, target, bucket, key);
+      upload = String.join("\n", client, "" + named.bucket(), "" + named.key(), "" + fenceName);
+      SiteWrites started =
+          MULTIPART_ENDS.contains(operation) ? openUploads.remove(upload) : openUploads.get(upload);
+      if (started != null && MULTIPART_STEPS.contains(operation)) {
+        return started; // a step of a logical write counted at its start
+      }
+    }
     SiteWrites row =
         bySite.computeIfAbsent(
             new SiteKey(client, operation, callSite.get(), fenceName, holderLabel),
@@ -134,6 +172,11 @@ final class AuditRecorder implements AuditGate.Sink {
     row.seen();
     if (row.samplesKeys()) {
       row.sample(target(client, target, bucket, key).key());
+    }
+    if (upload != null
+        && MULTIPART_STARTS.contains(operation)
+        && openUploads.size() < OPEN_UPLOADS) {
+      openUploads.put(upload, row);
     }
     return row;
   }

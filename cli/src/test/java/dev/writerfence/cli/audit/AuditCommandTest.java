@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import org.example.audited.AuditedApp;
 import org.example.audited.MappedApp;
+import org.example.audited.MultipartApp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -204,6 +205,24 @@ class AuditCommandTest {
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     assertThat(run.out()).contains("bucket " + bucket + ": UNFENCED: 2 writers hold no fence");
+  }
+
+  @Test
+  void aMultipartUploadThroughTheSyncClientIsOneLogicalWrite() throws Exception {
+    String bucket = bucket("multipart");
+    Path report = dir.resolve("multipart.json");
+
+    Cli.Run run =
+        audit(
+            List.of("--report", report.toString()),
+            javaCommand(MultipartApp.class.getName(), bucket));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(AuditReportFile.read(report).writes())
+        .as("create, three parts and complete: one row, one write")
+        .extracting(UnfencedWriteRow::operation, UnfencedWriteRow::key, UnfencedWriteRow::count)
+        .containsExactly(tuple("createMultipartUpload", MultipartApp.KEY, 1L));
+    assertThat(exists(bucket, MultipartApp.KEY)).isTrue();
   }
 
   @Test
