@@ -990,6 +990,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
 
     @Override
+    public FenceLease underLease() {
+      return outer;
+    }
+
+    @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
       interrupter.disarm();
       Optional<String> reason = outer.lostReason();
@@ -1006,12 +1011,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
    * exit otherwise), so the outer call's release cannot leave that work unleased.
    */
   static final class Joined extends JoinedCall {
-    /** The joined call of a hold that cannot be pinned (another copy of core's). */
-    static final Joined OUTER = new Joined(null);
+    private final HeldFenceStack.Entry outer;
+    private final Runnable unpin; // null: nothing pinned (another copy of core's hold)
 
-    private final Runnable unpin; // null: nothing pinned
-
-    private Joined(Runnable unpin) {
+    private Joined(HeldFenceStack.Entry outer, Runnable unpin) {
+      this.outer = outer;
       this.unpin = unpin;
     }
 
@@ -1021,10 +1025,16 @@ final class HeldLease implements FencedCall, FenceLease.State {
      */
     static Joined of(HeldFenceStack.Entry outer) {
       if (!(outer instanceof StackEntry own)) {
-        return OUTER;
+        return new Joined(outer, null);
       }
       Runnable unpin = own.held().pin();
-      return unpin == null ? null : new Joined(unpin);
+      return unpin == null ? null : new Joined(outer, unpin);
+    }
+
+    /** The outer hold's lease: its loss is this call's loss too. */
+    @Override
+    public FenceLease underLease() {
+      return FenceLease.of(outer);
     }
 
     @Override

@@ -86,6 +86,16 @@ abstract class FenceTestSupport {
     return fence.status(name).orElseThrow(() -> new AssertionError("no row for " + name));
   }
 
+  /** Another holder takes this test's row over in SQL: the next renewal finds the lease lost. */
+  void takeOver() {
+    DB.execute(
+        "UPDATE "
+            + SCHEMA
+            + ".lease SET holder_token = gen_random_uuid() WHERE fence_name = '"
+            + name
+            + "'");
+  }
+
   /** Waits, by the database clock, until the fence's row is in {@code state}. */
   void awaitState(ContractCalls calls, String state) {
     await("state " + state + " of " + name)

@@ -36,12 +36,7 @@ class InterruptOnLossTest extends FenceTestSupport {
   /** Another holder takes the row over, once the body runs: the next renewal finds it lost. */
   private void takeOverWhen(CountDownLatch bodyRuns) throws InterruptedException {
     assertThat(bodyRuns.await(20, TimeUnit.SECONDS)).as("the body runs").isTrue();
-    DB.execute(
-        "UPDATE "
-            + SCHEMA
-            + ".lease SET holder_token = gen_random_uuid() WHERE fence_name = '"
-            + name
-            + "'");
+    takeOver();
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.weaving.FencedMethods;
 import dev.writerfence.weaving.LazyResults;
 import io.reactivex.rxjava3.core.Single;
@@ -108,12 +109,16 @@ class LazyResultTypesTest {
   }
 
   @Test
-  void interruptOnLossIsRefusedOnALazyResult() {
-    assertThatThrownBy(() -> FencedMethods.lookup(method("monoInterrupted")))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("monoInterrupted")
-        .hasMessageContaining("interruptOnLoss is not allowed")
-        .hasMessageContaining("reactor.core.publisher.Mono");
+  void interruptOnLossOnALazyResultCancelsItsSubscriptionOnLossAndInterruptsNoThread()
+      throws Exception {
+    FencedMethods.FencedMethod m = FencedMethods.lookup(method("monoInterrupted")).orElseThrow();
+    assertThat(m.lazyResult())
+        .hasValueSatisfying(l -> assertThat(l).asString().contains("cancelled on loss"));
+    assertThat(m.request(null, BusyRetryPolicy.defaults()).interruptOnLoss())
+        .as("the enter of a subscription interrupts no thread")
+        .isFalse();
+    assertThat(FencedMethods.lookup(method("mono")).orElseThrow().lazyResult())
+        .hasValueSatisfying(l -> assertThat(l).asString().doesNotContain("cancelled on loss"));
   }
 
   @Test

@@ -52,6 +52,17 @@ public interface FencedCall {
   HeldFenceStack.Entry entry();
 
   /**
+   * The lease whose loss ends this call's work: the one it acquired, or the hold it {@linkplain
+   * #joined() joined} (a view of it, when another copy of core holds it). A lazy result that asked
+   * to be cancelled on loss ({@code dev.writerfence.weaving.LazyResults}) watches it.
+   *
+   * @return that lease, or {@code null} when this call cannot name it
+   */
+  default FenceLease underLease() {
+    return lease();
+  }
+
+  /**
    * Ends the call: pops the hold, then releases the lease, unless the method returned a {@link
    * CompletionStage}, whose completion releases it instead. A lease the guarded code released
    * itself is not released again. A release failure is attached as suppressed to {@code thrown}, or

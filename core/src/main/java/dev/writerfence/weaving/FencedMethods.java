@@ -203,10 +203,9 @@ public final class FencedMethods {
               : FenceArguments.priority(a.priority());
       this.skip = a.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(where, returnTypeName) : null;
       this.interruptOnLoss = a.interruptOnLoss();
-      this.lazy = LazyResults.of(where, returnTypeName, subtypeOf, lastParameterTypeName, skip);
-      if (lazy != null && interruptOnLoss) {
-        throw LazyResults.noInterruptOnLoss(where, returnTypeName);
-      }
+      this.lazy =
+          LazyResults.of(
+              where, returnTypeName, subtypeOf, lastParameterTypeName, skip, interruptOnLoss);
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
           name.isConstant() && !retryOverridden ? build(name.resolve(null), null) : null;
@@ -298,7 +297,9 @@ public final class FencedMethods {
           .ttl(ttl)
           .retryPolicy(retryPolicy)
           .priority(priority)
-          .interruptOnLoss(interruptOnLoss)
+          // A lazy result is cancelled on loss per subscription (LazyResults): no thread of its
+          // enter is the one to interrupt.
+          .interruptOnLoss(interruptOnLoss && lazy == null)
           .build();
     }
 

@@ -1,5 +1,7 @@
 package dev.writerfence.weaving;
 
+import dev.writerfence.FenceLease;
+import dev.writerfence.FenceLostException;
 import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.context.HeldFencesAccessor;
@@ -40,6 +42,14 @@ import java.util.function.Supplier;
  * <p>The acquire may wait: it runs on the subscribing thread, or on Reactor's {@code
  * boundedElastic} scheduler when that thread must not block ({@code
  * Schedulers.isInNonBlockingThread()}); so does the release.
+ *
+ * <p>A method that asked to be interrupted on loss ({@code interruptOnLoss}) has no thread of its
+ * own to interrupt: its work runs on whichever threads subscribe and schedule it. Instead, when the
+ * lease a subscription runs under is lost (its own, or the outer hold's it joined), the
+ * subscription to the method's work is cancelled at once and the subscriber gets a {@link
+ * FenceLostException} naming the fence as its error signal, after the usual release; each type is
+ * joined to a loss signal by its own operator ({@code Mono.or}, {@code Flux.timeout}, RxJava's
+ * {@code takeUntil} and {@code ambWith}). The error arrives on the thread that tells of the loss.
  *
  * <p>No Reactor or RxJava class is linked into core: each is reached by reflection from the class
  * loader of the method's declared return type (once per type, {@link ClassValue}), so one
@@ -159,6 +169,27 @@ public final class LazyResults {
   }
 
   /**
+   * Decides how a fenced method's result is held, from its declared types; a lazy result is not
+   * cancelled on loss. See {@link #of(String, String, Predicate, String, SkipOnBusy, boolean)}.
+   *
+   * @param where the method, for messages; never {@code null}
+   * @param returnTypeName the binary name of the declared return type; never {@code null}
+   * @param subtypeOf answers whether the declared return type is that named type or a subtype of it
+   * @param lastParameterTypeName the binary name of the last parameter's type, or {@code null}
+   * @param skip what a call does when the fence stays busy, or {@code null} when busy is an error
+   * @return the lazy result of the method, or {@code null} when its result is held the usual way
+   * @throws IllegalArgumentException naming the method and the type when the result cannot be held
+   */
+  public static LazyResult of(
+      String where,
+      String returnTypeName,
+      Predicate<String> subtypeOf,
+      String lastParameterTypeName,
+      SkipOnBusy skip) {
+    return of(where, returnTypeName, subtypeOf, lastParameterTypeName, skip, false);
+  }
+
+  /**
    * Decides how a fenced method's result is held, from its declared types.
    *
    * @param where the method, for messages; never {@code null}
@@ -170,6 +201,9 @@ public final class LazyResults {
    *     null} when it has none
    * @param skip what a call does when the fence stays busy ({@code onBusy = SKIP}), or {@code null}
    *     when busy is an error
+   * @param cancelOnLoss the method asked to be interrupted on loss ({@code interruptOnLoss}): a
+   *     lazy result's subscription is then cancelled when its lease is lost, and ends in {@link
+   *     FenceLostException}; for any other result this is the caller's to honour
    * @return the lazy result of the method, or {@code null} when its result is held the usual way
    *     (until the method returns, or until a returned {@code CompletionStage} completes)
    * @throws IllegalArgumentException naming the method and the type when the result cannot be held:
@@ -182,7 +216,8 @@ public final class LazyResults {
       String returnTypeName,
       Predicate<String> subtypeOf,
       String lastParameterTypeName,
-      SkipOnBusy skip) {
+      SkipOnBusy skip,
+      boolean cancelOnLoss) {
     Objects.requireNonNull(where, "where");
     Objects.requireNonNull(returnTypeName, "returnTypeName");
     Objects.requireNonNull(subtypeOf, "subtypeOf");
@@ -204,7 +239,7 @@ public final class LazyResults {
                 + ": a Single must emit one value and a skipped call has none; return a Maybe,"
                 + " or keep onBusy = THROW");
       }
-      return new LazyResult(where, kind, skip);
+      return new LazyResult(where, kind, skip, cancelOnLoss);
     }
     if (returnTypeName.equals("void") || returnTypeName.indexOf('.') < 0) {
       return null; // void and the primitives
@@ -257,24 +292,6 @@ public final class LazyResults {
     };
   }
 
-  /**
-   * {@code interruptOnLoss} on a method with a lazy result: its work runs on whichever threads
-   * subscribe and schedule it, which the call does not own, so no thread is the one to interrupt.
-   *
-   * @param where the method, for the message
-   * @param returnTypeName its declared return type
-   * @return the refusal to throw, naming both
-   */
-  public static IllegalArgumentException noInterruptOnLoss(String where, String returnTypeName) {
-    return new IllegalArgumentException(
-        "writer-fence: interruptOnLoss is not allowed on "
-            + where
-            + ", which returns "
-            + returnTypeName
-            + ": its work runs at subscription on threads the call does not own; stop it from"
-            + " lease.onLost (WriterFence.current inside the work gives the lease)");
-  }
-
   private static IllegalArgumentException refused(String where, String type, String why) {
     return new IllegalArgumentException(
         "writer-fence: @WriterFenced cannot hold the result of "
@@ -293,11 +310,13 @@ public final class LazyResults {
     private final String where;
     private final Kind kind;
     private final SkipOnBusy skip;
+    private final boolean cancelOnLoss;
 
-    private LazyResult(String where, Kind kind, SkipOnBusy skip) {
+    private LazyResult(String where, Kind kind, SkipOnBusy skip, boolean cancelOnLoss) {
       this.where = where;
       this.kind = kind;
       this.skip = skip;
+      this.cancelOnLoss = cancelOnLoss;
     }
 
     /**
@@ -315,22 +334,49 @@ public final class LazyResults {
      *     loader
      */
     public Object defer(Class<?> declaredReturnType, Enter enter, FencedInvocation invocation) {
+      return defer(declaredReturnType, enter, invocation, lost -> lost);
+    }
+
+    /**
+     * The same as {@link #defer(Class, Enter, FencedInvocation)}, with the error signal a
+     * subscription cancelled on loss ends with as the caller's class (the agent translates its
+     * relocated {@link FenceLostException} to the application's).
+     *
+     * @param declaredReturnType as above; never {@code null}
+     * @param enter as above; never {@code null}
+     * @param invocation as above; never {@code null}
+     * @param lostForCaller makes the error signal of a subscription cancelled on loss from this
+     *     copy of core's exception; never {@code null}
+     * @return the deferred result, an instance of {@code declaredReturnType}
+     * @throws IllegalStateException when the lazy type's library cannot be reached from that class
+     *     loader
+     */
+    public Object defer(
+        Class<?> declaredReturnType,
+        Enter enter,
+        FencedInvocation invocation,
+        Function<? super FenceLostException, ? extends RuntimeException> lostForCaller) {
       Objects.requireNonNull(enter, "enter");
       Objects.requireNonNull(invocation, "invocation");
+      Objects.requireNonNull(lostForCaller, "lostForCaller");
       Bridge bridge = BRIDGES.get(declaredReturnType);
-      return bridge.defer(this, enter, invocation);
+      return bridge.defer(this, enter, invocation, lostForCaller);
     }
 
     @Override
     public String toString() {
-      return "hold " + where + " per subscription of its " + kind.typeName;
+      return "hold "
+          + where
+          + " per subscription of its "
+          + kind.typeName
+          + (cancelOnLoss ? ", cancelled on loss" : "");
     }
   }
 
   /**
    * One subscription's hold, from its acquire to its release; {@link #SKIPPED} when the fence
-   * stayed busy and the call skips. The seam for work on the hold's loss: whatever must happen to a
-   * subscription when its lease is lost is reached from here.
+   * stayed busy and the call skips. A subscription cancelled on loss watches the lease it runs
+   * under from here ({@link #watchLoss}) until its release.
    */
   static final class Hold {
     static final Hold SKIPPED = new Hold(null, CarriedHolds.none());
@@ -338,6 +384,7 @@ public final class LazyResults {
     private final FencedCall call; // null: skipped
     private final HeldFenceStack.Entry entry; // null: joined or skipped
     private final CarriedHolds outer; // what a joined subscription runs inside
+    private volatile FenceLease.Registration lossWatch; // null: not watched
 
     private Hold(FencedCall call, CarriedHolds outer) {
       this.call = call;
@@ -389,10 +436,35 @@ public final class LazyResults {
     }
 
     /**
+     * Tells {@code lost} once of the loss of the lease this subscription runs under (its own, or
+     * the outer hold's it joined), until the hold is released; at once, on this thread, when that
+     * lease is lost already.
+     *
+     * @throws UnsupportedOperationException when that lease cannot tell of a loss (another, older
+     *     copy of core holds it): a subscription that asked to be cancelled on loss then fails
+     *     before the method runs, rather than run unwatched
+     */
+    void watchLoss(Consumer<FenceLostException> lost) {
+      FenceLease lease = call.underLease();
+      if (lease == null) {
+        throw new UnsupportedOperationException(
+            "writer-fence: "
+                + this
+                + " cannot tell of its lease's loss, so its subscription cannot be cancelled on"
+                + " loss; the method does not run");
+      }
+      lossWatch = lease.onLost(lost);
+    }
+
+    /**
      * Releases an acquired lease, or lets go of the outer hold a joined subscription pinned; never
-     * throws (a failure goes to {@code failure} or the log).
+     * throws (a failure goes to {@code failure} or the log). A loss after this ends nothing.
      */
     void release(Throwable failure) {
+      FenceLease.Registration watch = lossWatch;
+      if (watch != null) {
+        watch.cancel();
+      }
       if (call != null) {
         call.exit(null, failure, Void.class);
       }
@@ -444,6 +516,7 @@ public final class LazyResults {
     private Class<?> rxSupplier;
     private Class<?> rxFunction;
     private Class<?> rxConsumer;
+    private volatile LossJoin lossJoin; // found at its first use
 
     Bridge(Kind kind, Class<?> type) {
       this.kind = kind;
@@ -495,16 +568,21 @@ public final class LazyResults {
           using = type.getMethod("using", rxSupplier, rxFunction, rxConsumer, boolean.class);
         }
       } catch (ReflectiveOperationException | LinkageError e) {
-        throw new IllegalStateException(
-            "writer-fence: cannot hold a "
-                + kind.typeName
-                + " result: its library is not usable from "
-                + type.getClassLoader()
-                + " ("
-                + e
-                + ")",
-            e);
+        throw unusable("hold a " + kind.typeName + " result", type, e);
       }
+    }
+
+    /** What a type whose library lacks a handle cannot do, and why. */
+    static IllegalStateException unusable(String what, Class<?> type, Throwable why) {
+      return new IllegalStateException(
+          "writer-fence: cannot "
+              + what
+              + ": its library is not usable from "
+              + type.getClassLoader()
+              + " ("
+              + why
+              + ")",
+          why);
     }
 
     private static Method single(Class<?> iface, String name) throws NoSuchMethodException {
@@ -528,7 +606,11 @@ public final class LazyResults {
           .invoke(null, SCHEDULE_HOOK, carry);
     }
 
-    Object defer(LazyResult result, Enter enter, FencedInvocation invocation) {
+    Object defer(
+        LazyResult result,
+        Enter enter,
+        FencedInvocation invocation,
+        Function<? super FenceLostException, ? extends RuntimeException> lost) {
       if (kind.reactor()) {
         // The subscriber's context may carry the holds of an enclosing fenced subscription, which
         // the thread subscribing here need not have (an async client's completion thread).
@@ -547,7 +629,11 @@ public final class LazyResults {
             hold ->
                 hold == Hold.SKIPPED
                     ? call(empty, null)
-                    : call(wrap, null, subscription(result, hold, invocation));
+                    : endedByLoss(
+                        result,
+                        hold,
+                        call(wrap, null, subscription(result, hold, invocation)),
+                        lost);
         Function<Hold, Object> complete = hold -> released(hold, null);
         BiFunction<Hold, Throwable, Object> failed = this::released;
         Function<Hold, Object> cancelled = hold -> released(hold, null);
@@ -562,7 +648,11 @@ public final class LazyResults {
               args ->
                   args[0] == Hold.SKIPPED
                       ? call(empty, null)
-                      : subscription(result, (Hold) args[0], invocation));
+                      : endedByLoss(
+                          result,
+                          (Hold) args[0],
+                          subscription(result, (Hold) args[0], invocation),
+                          lost));
       Object release =
           implement(
               rxConsumer,
@@ -572,6 +662,142 @@ public final class LazyResults {
                 return null;
               });
       return call(using, null, supplier, use, release, true);
+    }
+
+    /**
+     * What the hold's subscription subscribes to: the body's result itself, or, for a call that
+     * asked to be cancelled on loss, that result ended by the loss of the hold's lease. The loss is
+     * watched from here, before the body's result is subscribed, until the hold's release.
+     *
+     * @param body the body's result: a {@code Mono} or {@code Flux}, or an RxJava source
+     */
+    private Object endedByLoss(
+        LazyResult result,
+        Hold hold,
+        Object body,
+        Function<? super FenceLostException, ? extends RuntimeException> lost) {
+      if (!result.cancelOnLoss) {
+        return body;
+      }
+      LossJoin join = lossJoin();
+      Object signal = join.signal();
+      hold.watchLoss(e -> join.fail(signal, lost.apply(e)));
+      return join.join(body, signal);
+    }
+
+    private LossJoin lossJoin() {
+      LossJoin j = lossJoin;
+      if (j == null) {
+        j = new LossJoin(kind, type); // found at the first use: a type without it still holds
+        lossJoin = j;
+      }
+      return j;
+    }
+
+    /**
+     * How a subscription's work ends on its lease's loss, for one lazy type. Each hold gets a
+     * one-shot signal that never emits nor completes and only fails, with the {@link
+     * FenceLostException}, when the lease is lost; the body's result is joined to it by an operator
+     * of the type that, when the signal fails, cancels (disposes) the body's subscription and
+     * passes the failure on, and that cancels the signal's subscription when the body ends first:
+     *
+     * <ul>
+     *   <li>the signal: Reactor's {@code Sinks.empty()}, RxJava's {@code CompletableSubject}; both
+     *       keep the failure, so a join subscribed after the loss fails at once;
+     *   <li>{@code Mono}: {@code or} (the first signal of either wins, the other is cancelled);
+     *   <li>{@code Flux}: {@code timeout(signal, item -> signal)}: the signal never times out, and
+     *       a timeout companion that fails cancels the Flux and fails it ({@code takeUntilOther}
+     *       would pass the failure on without cancelling the Flux);
+     *   <li>{@code Flowable}, {@code Observable}, {@code Maybe}: {@code takeUntil} the signal as
+     *       the type's source; {@code Single}: {@code takeUntil(CompletableSource)}; {@code
+     *       Completable}: {@code ambWith}: each disposes the body when the signal fails.
+     * </ul>
+     *
+     * The join runs inside the hold's {@code usingWhen} or {@code using}, so the failure reaches
+     * the release as any failure of the work does, and the subscriber after it.
+     */
+    static final class LossJoin {
+      private final Kind kind;
+      private final Method newSignal; // Sinks.empty(), CompletableSubject.create()
+      private final Method fail; // Sinks.Empty#tryEmitError, CompletableSubject#onError
+      private final Method asSource; // the signal as what the join takes; null: the signal itself
+      private final Method wrapBody; // an RxJava source as the type; null: Reactor's is wrapped
+      private final Method join;
+
+      LossJoin(Kind kind, Class<?> type) {
+        this.kind = kind;
+        try {
+          ClassLoader loader = type.getClassLoader();
+          if (kind.reactor()) {
+            Class<?> sinks = Class.forName("reactor.core.publisher.Sinks", false, loader);
+            Class<?> empty = Class.forName("reactor.core.publisher.Sinks$Empty", false, loader);
+            Class<?> mono = Class.forName("reactor.core.publisher.Mono", false, loader);
+            Class<?> publisher = Class.forName("org.reactivestreams.Publisher", false, loader);
+            newSignal = sinks.getMethod("empty");
+            fail = empty.getMethod("tryEmitError", Throwable.class);
+            asSource = empty.getMethod("asMono");
+            wrapBody = null;
+            join =
+                kind == Kind.MONO
+                    ? type.getMethod("or", mono)
+                    : type.getMethod("timeout", publisher, Function.class);
+          } else {
+            Class<?> subject =
+                Class.forName("io.reactivex.rxjava3.subjects.CompletableSubject", false, loader);
+            Class<?> completable =
+                Class.forName("io.reactivex.rxjava3.core.Completable", false, loader);
+            Class<?> completableSource =
+                Class.forName("io.reactivex.rxjava3.core.CompletableSource", false, loader);
+            Class<?> source = Class.forName(kind.sourceName, false, loader);
+            newSignal = subject.getMethod("create");
+            fail = subject.getMethod("onError", Throwable.class);
+            wrapBody = type.getMethod(kind == Kind.FLOWABLE ? "fromPublisher" : "wrap", source);
+            switch (kind) {
+              case FLOWABLE, OBSERVABLE, MAYBE -> {
+                asSource =
+                    completable.getMethod(
+                        switch (kind) {
+                          case FLOWABLE -> "toFlowable";
+                          case OBSERVABLE -> "toObservable";
+                          default -> "toMaybe";
+                        });
+                join = type.getMethod("takeUntil", source);
+              }
+              case SINGLE -> {
+                asSource = null;
+                join = type.getMethod("takeUntil", completableSource);
+              }
+              default -> {
+                asSource = null;
+                join = type.getMethod("ambWith", completableSource);
+              }
+            }
+          }
+        } catch (ReflectiveOperationException | LinkageError e) {
+          throw unusable("cancel a " + kind.typeName + " result on loss", type, e);
+        }
+      }
+
+      /** A new one-shot loss signal, for one hold. */
+      Object signal() {
+        return call(newSignal, null);
+      }
+
+      /** Fails the signal, once: its join cancels the body and fails with {@code lost}. */
+      void fail(Object signal, RuntimeException lost) {
+        call(fail, signal, lost);
+      }
+
+      /** The body's result, ended when {@code signal} fails. */
+      Object join(Object body, Object signal) {
+        Object typed = wrapBody == null ? body : call(wrapBody, null, body);
+        Object other = asSource == null ? signal : call(asSource, signal);
+        if (kind == Kind.FLUX) {
+          Function<Object, Object> next = item -> other; // every item: still until the loss
+          return call(join, typed, other, next);
+        }
+        return call(join, typed, other);
+      }
     }
 
     /**

@@ -180,7 +180,14 @@ public final class FenceDispatch {
             PASS_THROUGH.remove();
           }
         };
-    return new Skipped(spec.lazy().defer(method.getReturnType(), enter, invocation));
+    // A subscription cancelled on loss fails with the application's FenceLostException.
+    return new Skipped(
+        spec.lazy()
+            .defer(
+                method.getReturnType(),
+                enter,
+                invocation,
+                lost -> CallerExceptions.forCaller(type, lost)));
   }
 
   private static WriterFence fence() {

@@ -75,10 +75,13 @@ final class FenceSpec {
     SkipOnBusy skip =
         pattern.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(method, returnTypeName) : null;
     LazyResults.LazyResult lazy =
-        LazyResults.of(method, returnTypeName, subtypeOf, lastParameterTypeName, skip);
-    if (lazy != null && pattern.interruptOnLoss()) {
-      throw LazyResults.noInterruptOnLoss(method, returnTypeName);
-    }
+        LazyResults.of(
+            method,
+            returnTypeName,
+            subtypeOf,
+            lastParameterTypeName,
+            skip,
+            pattern.interruptOnLoss());
     return new FenceSpec(method, pattern, skip, null, null, returnsFuture, lazy);
   }
 
@@ -126,7 +129,9 @@ final class FenceSpec {
         .holderLabel(holderLabel)
         .priority(priority)
         .retryPolicy(retryPolicy)
-        .interruptOnLoss(interruptOnLoss)
+        // A lazy result is cancelled on loss per subscription (LazyResults): no thread of its
+        // enter is the one to interrupt.
+        .interruptOnLoss(interruptOnLoss && lazy == null)
         .build();
   }
 
