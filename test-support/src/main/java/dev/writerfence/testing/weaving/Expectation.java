@@ -465,6 +465,25 @@ public enum Expectation {
     }
   },
 
+  /**
+   * C32: with {@code interruptOnLoss}, a returned {@code Mono} whose work never ends is cancelled
+   * when another writer takes its lease over, and ends in {@code FenceLostException}.
+   */
+  C32_MONO_IS_CANCELLED_ON_LOSS {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      ReactiveChecks.cancelledOnLoss(s, rows, name, false);
+    }
+  },
+
+  /** C32: the same for a returned {@code Flux}. */
+  C32_FLUX_IS_CANCELLED_ON_LOSS {
+    @Override
+    void check(WeavingSubject s, LeaseRows rows, String name) throws Exception {
+      ReactiveChecks.cancelledOnLoss(s, rows, name, true);
+    }
+  },
+
   /** C32: each subscription of a lazy result takes its own hold: two fencing tokens. */
   C32_EACH_SUBSCRIPTION_TAKES_ITS_OWN_HOLD {
     @Override

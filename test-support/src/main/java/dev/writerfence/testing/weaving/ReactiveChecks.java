@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FenceLostException;
 import dev.writerfence.FencingTokens;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
@@ -14,6 +15,7 @@ import io.reactivex.rxjava3.core.Flowable;
 import io.reactivex.rxjava3.core.Single;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -174,6 +176,61 @@ final class ReactiveChecks {
     assertThat(row.grants()).as("acquisitions").isEqualTo(1);
     assertThat(inside.get().orElseThrow().fencingToken()).isEqualTo(row.fencingToken());
     assertThat(inside.get().orElseThrow().isValid()).as("the lease after cancel").isFalse();
+  }
+
+  /**
+   * A {@code Mono} (or a {@code Flux}) whose method opted in to {@code interruptOnLoss}, and whose
+   * work never ends on its own: when another writer takes its lease over, the work is cancelled and
+   * the subscriber gets the application's {@code FenceLostException} (the agent translates its
+   * relocated one) naming the fence; the lease is lost, and the other writer's row is not freed.
+   */
+  static void cancelledOnLoss(WeavingSubject s, LeaseRows rows, String name, boolean flux)
+      throws Exception {
+    List<String> seen = Collections.synchronizedList(new ArrayList<>());
+    AtomicReference<FenceLease> inside = new AtomicReference<>();
+    Runnable body =
+        () -> {
+          inside.set(WriterFence.current(name).orElseThrow());
+          seen.add("subscribed");
+        };
+    Publisher<String> returned =
+        flux
+            ? s.reactiveFenced()
+                .writeFluxCancelledOnLoss(
+                    name,
+                    () -> {
+                      body.run();
+                      return Flux.<String>never()
+                          .startWith("first")
+                          .doOnCancel(() -> seen.add("cancelled"));
+                    })
+            : s.reactiveFenced()
+                .writeMonoCancelledOnLoss(
+                    name,
+                    () -> {
+                      body.run();
+                      return Mono.<String>never().doOnCancel(() -> seen.add("cancelled"));
+                    });
+    CompletableFuture<Throwable> end = new CompletableFuture<>();
+    Flux.from(returned).subscribe(v -> {}, end::complete, () -> end.complete(null));
+    await("the work runs")
+        .atMost(Duration.ofSeconds(WAIT_SECONDS))
+        .until(() -> seen.contains("subscribed"));
+    assertThat(rows.row(name).orElseThrow().held()).as("held while subscribed").isTrue();
+    UUID other = rows.takeOver(name);
+    try {
+      Throwable thrown = end.get(WAIT_SECONDS, TimeUnit.SECONDS);
+      assertThat(thrown).as("the subscription's end").isInstanceOf(FenceLostException.class);
+      assertThat(((FenceLostException) thrown).fenceName()).isEqualTo(name);
+      assertThat(thrown).hasMessageContaining(name);
+      assertThat(seen).as("what the work saw").containsExactly("subscribed", "cancelled");
+      assertThat(inside.get().isValid()).as("the lease after the loss").isFalse();
+      assertThat(rows.row(name).orElseThrow().holderLabel())
+          .as("the row's holder after the release")
+          .isEqualTo("another-writer");
+    } finally {
+      rows.release(name, other);
+    }
   }
 
   /** Each subscription takes a hold of its own, one after the other: two fencing tokens. */

@@ -67,6 +67,38 @@ public class ReactiveFencedWriter {
   }
 
   /**
+   * Asks to be interrupted on loss: the subscription is cancelled when its lease is lost.
+   *
+   * @param fenceName the fence name
+   * @param body makes the work, at subscription
+   * @return the work, held while it is subscribed, cancelled on loss
+   */
+  @WriterFenced(
+      value = "{0}",
+      holder = MethodFencedWriter.HOLDER,
+      retryMaxWaitMillis = 30_000,
+      interruptOnLoss = true)
+  public Mono<String> writeMonoCancelledOnLoss(String fenceName, Supplier<Mono<String>> body) {
+    return body.get();
+  }
+
+  /**
+   * Asks to be interrupted on loss: the subscription is cancelled when its lease is lost.
+   *
+   * @param fenceName the fence name
+   * @param body makes the work, at subscription
+   * @return the work, held while it is subscribed, cancelled on loss
+   */
+  @WriterFenced(
+      value = "{0}",
+      holder = MethodFencedWriter.HOLDER,
+      retryMaxWaitMillis = 30_000,
+      interruptOnLoss = true)
+  public Flux<String> writeFluxCancelledOnLoss(String fenceName, Supplier<Flux<String>> body) {
+    return body.get();
+  }
+
+  /**
    * @param fenceName the fence name
    * @param body makes the work, at subscription
    * @return the work, held while it is subscribed

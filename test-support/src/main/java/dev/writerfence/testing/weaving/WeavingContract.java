@@ -119,6 +119,16 @@ public abstract class WeavingContract {
   }
 
   @Test
+  void C32_aMonoThatOptedInIsCancelledOnLossAndEndsInFenceLostException() throws Exception {
+    expect(Expectation.C32_MONO_IS_CANCELLED_ON_LOSS);
+  }
+
+  @Test
+  void C32_aFluxThatOptedInIsCancelledOnLossAndEndsInFenceLostException() throws Exception {
+    expect(Expectation.C32_FLUX_IS_CANCELLED_ON_LOSS);
+  }
+
+  @Test
   void C32_eachSubscriptionTakesItsOwnHold() throws Exception {
     expect(Expectation.C32_EACH_SUBSCRIPTION_TAKES_ITS_OWN_HOLD);
   }
