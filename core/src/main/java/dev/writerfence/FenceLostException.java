@@ -6,7 +6,8 @@ package dev.writerfence;
  * stops before its next storage write; another holder may already write with a higher fencing
  * token. Also what a fenced call that asked to be interrupted on loss ({@link
  * FenceRequest.Builder#interruptOnLoss}) ends with when its lease was lost while it ran, with what
- * the guarded code threw as its cause.
+ * the guarded code threw as its cause; and the error signal of a lazy result's subscription that
+ * asked for it, cancelled on the loss of its lease.
  */
 public final class FenceLostException extends WriterFenceException {
   private static final long serialVersionUID = 1L;

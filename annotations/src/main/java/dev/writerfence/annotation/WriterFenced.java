@@ -133,11 +133,16 @@ public @interface WriterFenced {
    * usual release; a result the method returned anyway is dropped. Only while the method runs: once
    * the call has ended its thread is never interrupted for it, and an interrupt the fence sent is
    * cleared as the call ends. A method returning a {@code CompletionStage} is interrupted only
-   * until it returns. Honoured alike by every weaving mode; the agent's {@code fence.methods}
-   * option is {@code interrupt-on-loss=true}.
+   * until it returns. A method returning a lazy result (a Reactor {@code Mono} or {@code Flux}, an
+   * RxJava 3 {@code Single}, {@code Maybe}, {@code Completable}, {@code Flowable} or {@code
+   * Observable}), whose work runs on threads the call does not own, has no thread interrupted:
+   * instead each subscription is cancelled when its lease is lost (its work sees the cancel) and
+   * fails with {@code FenceLostException} naming the fence, after the usual release. Honoured alike
+   * by every weaving mode; the agent's {@code fence.methods} option is {@code
+   * interrupt-on-loss=true}.
    *
-   * @return {@code true} to interrupt; {@code false} (the default) leaves the method to poll {@code
-   *     FenceLease.checkValid()}
+   * @return {@code true} to interrupt (or, for a lazy result, to cancel the subscription); {@code
+   *     false} (the default) leaves the method to poll {@code FenceLease.checkValid()}
    */
   boolean interruptOnLoss() default false;
 }
