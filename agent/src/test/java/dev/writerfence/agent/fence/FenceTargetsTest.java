@@ -128,6 +128,26 @@ class FenceTargetsTest {
         .hasMessageContaining("which returns java.util.concurrent.FutureTask");
   }
 
+  @Test
+  void C32_interruptOnLossCancelsALazyResultOnLossAndInterruptsNoSubscribingThread() {
+    Map<MethodDescription, FenceSpec> fenced =
+        new FenceTargets(
+                List.of(
+                    MethodPattern.parse(
+                        LegacyReactive.class.getName() + "#*=corpus;interrupt-on-loss=true",
+                        Optional.empty())))
+            .fencedMethods(TypeDescription.ForLoadedType.of(LegacyReactive.class));
+    FenceSpec upload = spec(fenced, "upload");
+    assertThat(upload.lazy()).as("the Mono's hold").asString().contains("cancelled on loss");
+    assertThat(upload.request(new Object[0], BusyRetryPolicy.defaults()).interruptOnLoss())
+        .as("the enter of a subscription asks for an interrupt")
+        .isFalse();
+    assertThat(spec(fenced, "later").request(new Object[0], BusyRetryPolicy.defaults()))
+        .as("a stage's call still interrupts its thread")
+        .extracting(FenceRequest::interruptOnLoss)
+        .isEqualTo(true);
+  }
+
   private static FenceSpec spec(Map<MethodDescription, FenceSpec> fenced, String method) {
     return fenced.entrySet().stream()
         .filter(e -> e.getKey().getName().equals(method))
