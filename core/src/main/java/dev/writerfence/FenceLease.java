@@ -31,8 +31,9 @@ import java.util.function.Consumer;
  * #checkValid()} before each write (below); register {@link #onLost} to be called once when it
  * happens; or let a fenced call interrupt its own thread on loss ({@link
  * FenceRequest.Builder#interruptOnLoss}, {@code @WriterFenced(interruptOnLoss = true)}), which then
- * ends in {@link FenceLostException}. The body overloads {@link WriterFence#callWithLease} and
- * {@link WriterFence#runWithLease} hand the body its lease.
+ * ends in {@link FenceLostException} (a fenced method returning a {@code Mono}, {@code Flux} or
+ * RxJava 3 type has its subscription cancelled instead, which fails with it). The body overloads
+ * {@link WriterFence#callWithLease} and {@link WriterFence#runWithLease} hand the body its lease.
  *
  * <p>A writer calls {@link #checkValid()} right before each storage write, and stamps the write
  * with the {@linkplain #fencingToken() fencing token}:
