@@ -971,22 +971,44 @@ final class HeldLease implements FencedCall, FenceLease.State {
   static final class JoinedInterruptible extends JoinedCall {
     private final FenceLease outer;
     private final Interrupter interrupter;
+    private final Runnable unpin; // null: nothing pinned (another copy of core's hold)
 
-    private JoinedInterruptible(FenceLease outer, Interrupter interrupter) {
+    private JoinedInterruptible(FenceLease outer, Interrupter interrupter, Runnable unpin) {
       this.outer = outer;
       this.interrupter = interrupter;
+      this.unpin = unpin;
     }
 
     /**
-     * @param outer the hold it joins, of any copy of core
+     * Joins a hold and, when this copy of core holds it, pins it as {@link Joined} does, so the
+     * outer call's release waits for this call's work.
+     *
+     * @param outerEntry the hold it joins, found valid on this thread, of any copy of core
+     * @return the joined call, or {@code null} when the hold ended meanwhile (acquire instead)
      * @throws UnsupportedOperationException when an older copy of core holds it, which cannot tell
      *     of a loss; the method must not run
      */
-    static JoinedInterruptible of(FenceLease outer) {
+    static JoinedInterruptible of(HeldFenceStack.Entry outerEntry) {
+      Runnable unpin = null;
+      if (outerEntry instanceof StackEntry own) {
+        unpin = own.held().pin();
+        if (unpin == null) {
+          return null;
+        }
+      }
+      FenceLease outer = FenceLease.of(outerEntry);
       Interrupter i = new Interrupter(Thread.currentThread());
-      FenceLease.Registration r = outer.onLost(lost -> i.accept(lost.reason()));
+      FenceLease.Registration r;
+      try {
+        r = outer.onLost(lost -> i.accept(lost.reason()));
+      } catch (RuntimeException | Error e) {
+        if (unpin != null) {
+          unpin.run();
+        }
+        throw e;
+      }
       i.watch(r::cancel);
-      return new JoinedInterruptible(outer, i);
+      return new JoinedInterruptible(outer, i, unpin);
     }
 
     @Override
@@ -997,6 +1019,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
     @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
       interrupter.disarm();
+      Joined.unpinWhenDone(unpin, returned, thrown);
       Optional<String> reason = outer.lostReason();
       if (reason.isPresent()) {
         throw lostDuringTheCall(outer, reason.get(), thrown);
@@ -1039,15 +1062,20 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
     @Override
     public Object exit(Object returned, Throwable thrown, Class<?> declaredReturnType) {
+      unpinWhenDone(unpin, returned, thrown);
+      return returned;
+    }
+
+    /** Unpins once the joined work has ended: at once, or when a returned stage completes. */
+    static void unpinWhenDone(Runnable unpin, Object returned, Throwable thrown) {
       if (unpin == null) {
-        return returned;
+        return;
       }
       if (thrown == null && returned instanceof CompletionStage<?> stage) {
         stage.whenComplete((value, failure) -> unpin.run());
       } else {
         unpin.run();
       }
-      return returned;
     }
   }
 }

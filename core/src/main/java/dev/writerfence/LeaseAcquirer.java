@@ -138,10 +138,10 @@ final class LeaseAcquirer {
     if (HeldFenceStack.holds(fenceName)) {
       Optional<HeldFenceStack.Entry> outer = HeldFences.find(store, fenceName);
       if (outer.isPresent()) {
-        if (interruptOnLoss) {
-          return HeldLease.JoinedInterruptible.of(FenceLease.of(outer.get()));
-        }
-        HeldLease.Joined joined = HeldLease.Joined.of(outer.get());
+        FencedCall joined =
+            interruptOnLoss
+                ? HeldLease.JoinedInterruptible.of(outer.get())
+                : HeldLease.Joined.of(outer.get());
         if (joined != null) {
           return joined;
         } // the outer hold was released meanwhile: acquire after it

@@ -10,6 +10,9 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
@@ -71,6 +74,55 @@ class JoinedAsyncResultTest extends FenceTestSupport {
         writer,
         "stage",
         (result, done) -> ((CompletableFuture<?>) result).whenComplete((v, t) -> done.countDown()));
+  }
+
+  @Test
+  void anInterruptibleCallInACarriedTaskPinsTheOuterHoldUntilItEnds() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (WriterFence fence = fence();
+        WriterFence other = fence()) {
+      ExecutorService carrying = WriterFence.wrap(pool);
+      Future<?> task =
+          fence.call(
+              FenceRequest.of(name),
+              () -> {
+                Future<?> submitted =
+                    carrying.submit(
+                        () ->
+                            fence.call(
+                                FenceRequest.builder(name).interruptOnLoss(true).build(),
+                                () -> {
+                                  writing.countDown();
+                                  return finish.await(30, TimeUnit.SECONDS);
+                                }));
+                // The task's call joins while the outer hold is held; then the outer returns.
+                assertThat(writing.await(10, TimeUnit.SECONDS))
+                    .as("the task's call started")
+                    .isTrue();
+                return submitted;
+              });
+      Optional<FenceLease> second;
+      try {
+        // The outer call has returned; the task's interruptible call, joined to it, still runs.
+        second = other.tryAcquire(FenceRequest.builder(name).holderLabel("second").build());
+        second.ifPresent(other::release);
+      } finally {
+        finish.countDown();
+      }
+      task.get(10, TimeUnit.SECONDS);
+      assertThat(second)
+          .as("a second writer acquired while the joined interruptible call still ran")
+          .isEmpty();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(sql.state(name)).as("released once the call ended").isEqualTo("free"));
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   /** Calls {@code method} inside an outer call of the same name, then tries a second writer. */
