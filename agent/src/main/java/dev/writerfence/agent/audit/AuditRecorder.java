@@ -29,6 +29,7 @@ final class AuditRecorder implements AuditGate.Sink {
   private final AuditSettings settings;
   private final Map<String, ClientAudit> clients;
   private final CallSites callSites;
+  private final UnfencedAnnotatedMethods annotated = new UnfencedAnnotatedMethods();
   private final Map<String, SiteWrites> rows = new ConcurrentHashMap<>();
 
   /** The same rows, by the cheap key of their call site: what a repeated write looks up. */
@@ -188,6 +189,9 @@ final class AuditRecorder implements AuditGate.Sink {
    */
   private SiteWrites firstAt(SiteKey k, Object target, String bucket, String key) {
     String callSite = k.site().describe();
+    if (k.fenceName() == null) {
+      annotated.check(callSite); // an unfenced write inside a @WriterFenced method: say so
+    }
     WriteTarget named = target(k.client(), target, bucket, key);
     return rows.computeIfAbsent(
         String.join(
@@ -255,6 +259,13 @@ final class AuditRecorder implements AuditGate.Sink {
             .thenComparing(w -> Objects.toString(w.fenceName))
             .thenComparing(w -> Objects.toString(w.holderLabel)));
     return list;
+  }
+
+  /**
+   * @return the {@code @WriterFenced} methods that wrote with no fence held, each once
+   */
+  List<UnfencedAnnotatedMethods.Finding> annotatedButUnfenced() {
+    return annotated.findings();
   }
 
   AuditMode mode() {

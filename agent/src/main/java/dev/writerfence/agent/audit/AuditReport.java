@@ -25,7 +25,8 @@ import java.util.Locale;
  * (the wrapper library's frame the call site called, or {@code null})), {@code
  * total_unfenced_writes}, {@code map} ({@code audit.map}) and {@code fenced_writes} (rows of the
  * same shape with {@code fence_name} and {@code holder_label}, one per call site and hold; empty
- * without {@code audit.map}).
+ * without {@code audit.map}), and {@code annotated_not_fenced} ({@code method}, {@code cause},
+ * {@code call_site}: each {@code @WriterFenced} method that wrote with no fence held).
  */
 final class AuditReport {
   private static final JsonFactory JSON = new JsonFactory();
@@ -86,6 +87,15 @@ final class AuditReport {
     json.writeArrayFieldStart("fenced_writes");
     for (SiteWrites w : recorder.fencedWrites()) {
       writeRow(w, json);
+    }
+    json.writeEndArray();
+    json.writeArrayFieldStart("annotated_not_fenced");
+    for (UnfencedAnnotatedMethods.Finding f : recorder.annotatedButUnfenced()) {
+      json.writeStartObject();
+      json.writeStringField("method", f.method());
+      json.writeStringField("cause", f.cause());
+      json.writeStringField("call_site", f.callSite());
+      json.writeEndObject();
     }
     json.writeEndArray();
     json.writeEndObject();
@@ -158,6 +168,14 @@ final class AuditReport {
       if (w.refused.get() > 0) {
         text.append(" refused ").append(w.refused.get());
       }
+    }
+    for (UnfencedAnnotatedMethods.Finding f : recorder.annotatedButUnfenced()) {
+      text.append(System.lineSeparator())
+          .append("  annotated but not fenced: @WriterFenced ")
+          .append(f.method())
+          .append(" (")
+          .append(f.cause())
+          .append(')');
     }
     return text.toString();
   }

@@ -167,6 +167,9 @@ public final class AuditCommand implements Callable<Integer> {
             + "; the command exited with "
             + status);
     UnfencedWriteTable.print(out, audit.writes());
+    for (String method : audit.annotatedNotFenced()) {
+      out.println("annotated but not fenced: @WriterFenced " + method);
+    }
     WriterMap writers = WriterMap.of(audit);
     if (map || !failOn.isEmpty()) {
       out.println();

@@ -15,9 +15,14 @@ import java.util.List;
  * @param mode the agent's audit mode, {@code log} or {@code enforce}
  * @param writes the unfenced writes, one row per call site, in the report's order
  * @param fenced the fenced writes, one row per call site and hold; empty without {@code audit.map}
+ * @param annotatedNotFenced each {@code @WriterFenced} method that wrote with no fence held, as
+ *     {@code method: cause}
  */
 public record AuditReportFile(
-    String mode, List<UnfencedWriteRow> writes, List<FencedWriteRow> fenced) {
+    String mode,
+    List<UnfencedWriteRow> writes,
+    List<FencedWriteRow> fenced,
+    List<String> annotatedNotFenced) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -62,7 +67,12 @@ public record AuditReportFile(
               keys(w),
               w.path("more_keys").asBoolean()));
     }
-    return new AuditReportFile(text(root, "mode"), List.copyOf(rows), List.copyOf(fenced));
+    List<String> annotated = new ArrayList<>();
+    for (JsonNode a : root.path("annotated_not_fenced")) {
+      annotated.add(text(a, "method") + ": " + text(a, "cause"));
+    }
+    return new AuditReportFile(
+        text(root, "mode"), List.copyOf(rows), List.copyOf(fenced), List.copyOf(annotated));
   }
 
   /** The sample of keys; a report of an older agent has none, only {@code key}. */
