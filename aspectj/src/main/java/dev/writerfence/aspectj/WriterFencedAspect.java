@@ -64,6 +64,9 @@ public class WriterFencedAspect {
   public Object aroundFencedMethod(ProceedingJoinPoint joinPoint) throws Throwable {
     Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
     WriterFence fence = ProcessFence.get();
-    return FencedMethods.proceed(fence, method, joinPoint.getArgs(), joinPoint::proceed);
+    // A Kotlin suspend function proceeds with a continuation of the fence's in place of the
+    // caller's (proceed with arguments), which releases when the function resumes its caller.
+    return FencedMethods.proceed(
+        fence, method, joinPoint.getArgs(), joinPoint::proceed, joinPoint::proceed);
   }
 }

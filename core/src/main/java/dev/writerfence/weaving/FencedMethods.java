@@ -73,11 +73,51 @@ public final class FencedMethods {
   public static Object proceed(
       WriterFence fence, Method method, Object[] args, FencedInvocation invocation)
       throws Throwable {
+    return proceed(fence, method, args, invocation, null);
+  }
+
+  /**
+   * The advice's entry point, for advice that can proceed with other arguments: a Kotlin {@code
+   * suspend} function is invoked with a continuation of the fence's in place of the caller's
+   * ({@link LazyResults.LazyResult#callSuspending}).
+   *
+   * @param fence the fence to use
+   * @param method the advised method
+   * @param args its arguments
+   * @param invocation proceeds to it
+   * @param withArguments proceeds to it with the arguments it is given; {@code null} when the
+   *     advice cannot, and then a suspend function fails with {@link IllegalStateException}
+   * @return the method's result
+   * @throws Throwable what {@link FencedCalls#proceed} throws
+   */
+  public static Object proceed(
+      WriterFence fence,
+      Method method,
+      Object[] args,
+      FencedInvocation invocation,
+      LazyResults.SuspendInvocation withArguments)
+      throws Throwable {
     Optional<FencedMethod> fenced = lookup(method);
     if (fenced.isEmpty()) {
       return invocation.proceed();
     }
-    return fenced.get().proceed(fence, args, method.getReturnType(), invocation);
+    FencedMethod m = fenced.get();
+    if (m.lazy != null && m.lazy.isSuspend()) {
+      if (withArguments == null) {
+        throw new IllegalStateException(
+            "writer-fence: "
+                + method.toGenericString()
+                + " is a Kotlin suspend function and this advice cannot pass it a continuation;"
+                + " the method does not run");
+      }
+      if (LazyResults.resumesAFencedCall(args[args.length - 1])) {
+        return invocation
+            .proceed(); // the state machine resuming the held call: woven advice sees it
+      }
+      Class<?>[] parameters = method.getParameterTypes();
+      return m.proceedSuspending(fence, args, parameters[parameters.length - 1], withArguments);
+    }
+    return m.proceed(fence, args, method.getReturnType(), invocation);
   }
 
   private static FencedCalls.Core core(WriterFence fence) {
@@ -276,6 +316,38 @@ public final class FencedMethods {
         return skip.skip(busy);
       }
       return call.proceed(invocation, declaredReturnType);
+    }
+
+    /**
+     * Runs one call of a Kotlin {@code suspend} function under {@code fence}: acquires now and
+     * holds until the function resumes its caller ({@link LazyResults.LazyResult#callSuspending}).
+     *
+     * @param fence the fence; never {@code null}
+     * @param args the call's arguments, the caller's continuation last
+     * @param continuationType the method's last parameter type; never {@code null}
+     * @param invocation proceeds to the method with the arguments it is given; never {@code null}
+     * @return what the method returned, {@code COROUTINE_SUSPENDED} or its value; {@code null} for
+     *     a call skipped when busy
+     * @throws IllegalStateException when the method is not a suspend function
+     * @throws Throwable busy, unavailable or interrupted before the method runs; what it threw
+     */
+    public Object proceedSuspending(
+        WriterFence fence,
+        Object[] args,
+        Class<?> continuationType,
+        LazyResults.SuspendInvocation invocation)
+        throws Throwable {
+      if (lazy == null || !lazy.isSuspend()) {
+        throw new IllegalStateException("writer-fence: not a Kotlin suspend function");
+      }
+      String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
+      BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
+      FencedCalls.Core c = core(fence);
+      return lazy.callSuspending(
+          continuationType,
+          args,
+          () -> c.enter(fence, fenceName, holderLabel, ttl, policy, priority),
+          invocation);
     }
 
     /**

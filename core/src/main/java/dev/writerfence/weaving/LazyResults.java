@@ -61,8 +61,6 @@ public final class LazyResults {
   /** The key of the Reactor schedule hook that carries holds to scheduled tasks. */
   public static final String SCHEDULE_HOOK = "writer-fence";
 
-  private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
-
   /** Where a subscription's holds travel in its subscribers' Reactor context. */
   private static final String HOLDS_KEY = HeldFencesAccessor.KEY;
 
@@ -168,6 +166,28 @@ public final class LazyResults {
     FencedCall enter();
   }
 
+  /** Invokes a fenced Kotlin suspend function with the arguments it is given. */
+  @FunctionalInterface
+  public interface SuspendInvocation {
+    /**
+     * @param args the call's arguments, a continuation of the fence's last in place of the
+     *     caller's; never {@code null}
+     * @return what the method returned: its value, or {@code COROUTINE_SUSPENDED}
+     * @throws Throwable what the method threw
+     */
+    Object proceed(Object[] args) throws Throwable;
+
+    /**
+     * @return {@code true} when the invocation does not run the function but returns a Reactor
+     *     {@code Mono} that runs it when subscribed, with the context of the continuation it was
+     *     given (Spring AOP's own coroutine support, when kotlinx-coroutines-reactor is present):
+     *     the hold then lasts until that {@code Mono} completes, fails or is cancelled
+     */
+    default boolean returnsMono() {
+      return false;
+    }
+  }
+
   /**
    * Decides how a fenced method's result is held, from its declared types; a lazy result is not
    * cancelled on loss. See {@link #of(String, String, Predicate, String, SkipOnBusy, boolean)}.
@@ -204,12 +224,13 @@ public final class LazyResults {
    * @param cancelOnLoss the method asked to be interrupted on loss ({@code interruptOnLoss}): a
    *     lazy result's subscription is then cancelled when its lease is lost, and ends in {@link
    *     FenceLostException}; for any other result this is the caller's to honour
-   * @return the lazy result of the method, or {@code null} when its result is held the usual way
-   *     (until the method returns, or until a returned {@code CompletionStage} completes)
+   * @return the lazy result of the method (a Kotlin {@code suspend} function's too: {@link
+   *     LazyResult#isSuspend()}), or {@code null} when its result is held the usual way (until the
+   *     method returns, or until a returned {@code CompletionStage} completes)
    * @throws IllegalArgumentException naming the method and the type when the result cannot be held:
    *     a {@code Future} that is not a {@code CompletionStage}, a {@code Flow.Publisher}, another
-   *     Reactive Streams {@code Publisher}, a Kotlin {@code Flow}, a Kotlin {@code suspend}
-   *     function; or {@code onBusy = SKIP} on a {@code Single}, which must emit
+   *     Reactive Streams {@code Publisher}, a Kotlin {@code Flow}; or {@code onBusy = SKIP} on a
+   *     {@code Single}, which must emit
    */
   public static LazyResult of(
       String where,
@@ -221,12 +242,17 @@ public final class LazyResults {
     Objects.requireNonNull(where, "where");
     Objects.requireNonNull(returnTypeName, "returnTypeName");
     Objects.requireNonNull(subtypeOf, "subtypeOf");
-    if (KOTLIN_CONTINUATION.equals(lastParameterTypeName)) {
-      throw refused(
-          where,
-          "a Kotlin suspend function (last parameter " + KOTLIN_CONTINUATION + ")",
-          "its work goes on after the method returns and cannot be held; call a fenced blocking"
-              + " method from the coroutine, or return a Mono");
+    if (SuspendFunctions.CONTINUATION.equals(lastParameterTypeName)) {
+      if (cancelOnLoss) {
+        // A lost lease does not cancel a coroutine yet: refused rather than ignored.
+        throw new IllegalArgumentException(
+            "writer-fence: interruptOnLoss is not allowed on "
+                + where
+                + ", a Kotlin suspend function: a lost lease does not cancel its coroutine; stop"
+                + " the work from lease.onLost (WriterFence.current inside the work gives the"
+                + " lease)");
+      }
+      return new LazyResult(where, null, skip, false);
     }
     Kind kind = Kind.named(returnTypeName);
     if (kind != null) {
@@ -253,6 +279,18 @@ public final class LazyResults {
       }
     }
     return null;
+  }
+
+  /**
+   * Whether a call of a fenced Kotlin {@code suspend} function is its state machine resuming a call
+   * the fence already holds: Kotlin resumes a suspend function by calling its method again with its
+   * own continuation. Advice woven into the method sees that call and must let it through unfenced.
+   *
+   * @param lastArgument the call's last argument, its continuation
+   * @return {@code true} when the call resumes a fenced call
+   */
+  public static boolean resumesAFencedCall(Object lastArgument) {
+    return SuspendFunctions.isResumption(lastArgument);
   }
 
   /**
@@ -308,7 +346,7 @@ public final class LazyResults {
    */
   public static final class LazyResult {
     private final String where;
-    private final Kind kind;
+    private final Kind kind; // null: a Kotlin suspend function
     private final SkipOnBusy skip;
     private final boolean cancelOnLoss;
 
@@ -356,6 +394,10 @@ public final class LazyResults {
         Enter enter,
         FencedInvocation invocation,
         Function<? super FenceLostException, ? extends RuntimeException> lostForCaller) {
+      if (kind == null) {
+        throw new IllegalStateException(
+            "writer-fence: " + where + " is a Kotlin suspend function: call it with its arguments");
+      }
       Objects.requireNonNull(enter, "enter");
       Objects.requireNonNull(invocation, "invocation");
       Objects.requireNonNull(lostForCaller, "lostForCaller");
@@ -363,13 +405,57 @@ public final class LazyResults {
       return bridge.defer(this, enter, invocation, lostForCaller);
     }
 
+    /**
+     * @return {@code true} for a Kotlin {@code suspend} function (its last parameter is a {@code
+     *     kotlin.coroutines.Continuation}), which is called with {@link #callSuspending}, not
+     *     deferred
+     */
+    public boolean isSuspend() {
+      return kind == null;
+    }
+
+    /**
+     * One call of a Kotlin {@code suspend} function: acquires now, on the calling thread (blocking
+     * it, as a blocking fenced call does), and invokes the method with a continuation of the
+     * fence's in place of the caller's, which releases when the function completes, fails or is
+     * cancelled, and then resumes the caller's; a function that returns without suspending, or
+     * throws, is released at once. While the function runs the lease is on its thread: on the
+     * calling thread until it suspends, and, when kotlinx-coroutines is on the class path, on each
+     * thread that resumes it.
+     *
+     * @param continuationType the method's last parameter type, from the class loader whose Kotlin
+     *     the method uses; never {@code null}
+     * @param args the call's arguments, the caller's continuation last; never {@code null}
+     * @param enter acquires, or joins a hold on this thread; never {@code null}
+     * @param invocation invokes the method with the arguments it is given; never {@code null}
+     * @return what the method returned ({@code COROUTINE_SUSPENDED} or its value), or {@code null}
+     *     for a call skipped when busy ({@code onBusy = SKIP})
+     * @throws Throwable busy, unavailable or interrupted before the method runs; what it threw
+     * @throws IllegalStateException when this is not a suspend function, or Kotlin's standard
+     *     library cannot be reached from the continuation type's class loader
+     */
+    public Object callSuspending(
+        Class<?> continuationType, Object[] args, Enter enter, SuspendInvocation invocation)
+        throws Throwable {
+      if (kind != null) {
+        throw new IllegalStateException("writer-fence: " + where + " is not a suspend function");
+      }
+      Objects.requireNonNull(continuationType, "continuationType");
+      Objects.requireNonNull(args, "args");
+      Objects.requireNonNull(enter, "enter");
+      Objects.requireNonNull(invocation, "invocation");
+      return SuspendFunctions.call(where, skip, continuationType, args, enter, invocation);
+    }
+
     @Override
     public String toString() {
-      return "hold "
-          + where
-          + " per subscription of its "
-          + kind.typeName
-          + (cancelOnLoss ? ", cancelled on loss" : "");
+      return kind == null
+          ? "hold " + where + " until the suspend function resumes its caller"
+          : "hold "
+              + where
+              + " per subscription of its "
+              + kind.typeName
+              + (cancelOnLoss ? ", cancelled on loss" : "");
     }
   }
 
@@ -456,6 +542,11 @@ public final class LazyResults {
       lossWatch = lease.onLost(lost);
     }
 
+    /** The acquired lease's entry, or {@code null} for a joined or skipped hold. */
+    HeldFenceStack.Entry entry() {
+      return entry;
+    }
+
     /**
      * Releases an acquired lease, or lets go of the outer hold a joined subscription pinned; never
      * throws (a failure goes to {@code failure} or the log). A loss after this ends nothing.
@@ -490,7 +581,7 @@ public final class LazyResults {
    * One lazy type as its own class loader has it: the reflective handles a deferral needs, found
    * once.
    */
-  private static final class Bridge {
+  static final class Bridge {
     private final Kind kind;
     private final Class<?> type;
     private final Class<?> source;
@@ -890,7 +981,8 @@ public final class LazyResults {
       Object run(Object[] args) throws Throwable;
     }
 
-    private static Object call(Method m, Object target, Object... args) {
+    /** Calls a library method by reflection, throwing what it threw. */
+    static Object call(Method m, Object target, Object... args) {
       try {
         return m.invoke(target, args);
       } catch (InvocationTargetException e) {

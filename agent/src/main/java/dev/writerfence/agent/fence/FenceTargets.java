@@ -103,15 +103,27 @@ final class FenceTargets {
    * @throws UnheldResultException when the method's result cannot be held
    */
   private static void refuseUnheldResult(TypeDescription type, MethodDescription m) {
+    LazyResults.LazyResult lazy;
     try {
-      LazyResults.of(
-          where(type, m),
-          returnTypeName(m),
-          subtypeOf(m.getReturnType().asErasure()),
-          lastParameterTypeName(m),
-          null);
+      lazy =
+          LazyResults.of(
+              where(type, m),
+              returnTypeName(m),
+              subtypeOf(m.getReturnType().asErasure()),
+              lastParameterTypeName(m),
+              null);
     } catch (IllegalArgumentException e) {
       throw new UnheldResultException(e.getMessage());
+    }
+    if (lazy != null && lazy.isSuspend()) {
+      // Held by the aspect and Spring AOP; the agent's advice does not pass a continuation yet.
+      throw new UnheldResultException(
+          "writer-fence: the agent cannot hold "
+              + where(type, m)
+              + ", a Kotlin suspend function (last parameter kotlin.coroutines.Continuation): its"
+              + " work goes on after the method returns; fence it with the AspectJ aspect or Spring"
+              + " AOP, or call a fenced blocking method from the coroutine; the method does not"
+              + " run");
     }
   }
 

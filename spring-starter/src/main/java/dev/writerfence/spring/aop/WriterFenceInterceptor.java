@@ -11,6 +11,8 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.KotlinDetector;
+import org.springframework.util.ClassUtils;
 
 /**
  * The Spring AOP advice: runs the call under the fence its {@code @WriterFenced} names, through the
@@ -41,6 +43,39 @@ final class WriterFenceInterceptor implements MethodInterceptor {
       // advice inside ours, such as a transaction's) from here, on a copy of the invocation.
       proceed = () -> chain.invocableClone().proceed();
     }
-    return FencedMethods.proceed(fence.get(), method, invocation.getArguments(), proceed);
+    return FencedMethods.proceed(
+        fence.get(), method, invocation.getArguments(), proceed, withArguments(invocation));
+  }
+
+  /**
+   * How a Kotlin suspend function proceeds: with a continuation of the fence's in place of the
+   * caller's, on a copy of the invocation that carries it to the rest of the chain. One path for
+   * both of Spring's ways of invoking it: without kotlinx-coroutines-reactor the target method is
+   * invoked with that continuation, which releases when the function resumes it; with it, Spring
+   * ({@code AopUtils.invokeJoinpointUsingReflection}) invokes the function in a {@code Mono} that
+   * runs it with that continuation's context (so the hold is on each thread that resumes it) and
+   * the proxy awaits that {@code Mono} with the caller's own continuation: the hold is released
+   * when that {@code Mono} ends ({@link LazyResults.SuspendInvocation#returnsMono()}). Spring's
+   * handling is not bypassed, and the call is fenced once, here.
+   */
+  private static LazyResults.SuspendInvocation withArguments(MethodInvocation invocation) {
+    if (!(invocation instanceof ProxyMethodInvocation chain)) {
+      return null; // a suspend function then fails, naming itself, and does not run
+    }
+    boolean mono =
+        KotlinDetector.isSuspendingFunction(invocation.getMethod())
+            && ClassUtils.isPresent(
+                "kotlinx.coroutines.reactor.MonoKt", AopUtils.class.getClassLoader());
+    return new LazyResults.SuspendInvocation() {
+      @Override
+      public Object proceed(Object[] args) throws Throwable {
+        return chain.invocableClone(args).proceed();
+      }
+
+      @Override
+      public boolean returnsMono() {
+        return mono;
+      }
+    };
   }
 }

@@ -42,6 +42,15 @@ final class ReactiveChecks {
 
   private ReactiveChecks() {}
 
+  /** The current lease of {@code name} on the thread running the work; fails when there is none. */
+  static FenceLease leaseInside(String name) {
+    return WriterFence.current(name)
+        .orElseThrow(
+            () ->
+                new AssertionError(
+                    "no lease inside the work on " + Thread.currentThread().getName()));
+  }
+
   /**
    * A {@code Mono} (or a {@code Flux}) whose work runs on {@code boundedElastic} and takes until
    * the check lets it end: nothing is acquired before it is subscribed; inside the work the lease
@@ -59,12 +68,7 @@ final class ReactiveChecks {
     AtomicInteger bodies = new AtomicInteger();
     Callable<String> work =
         () -> {
-          FenceLease lease =
-              WriterFence.current(name)
-                  .orElseThrow(
-                      () ->
-                          new AssertionError(
-                              "no lease inside the work on " + Thread.currentThread().getName()));
+          FenceLease lease = leaseInside(name);
           workThread.set(Thread.currentThread().getName());
           workToken.set(lease.fencingToken());
           try (CriticalSections.Recorder r = sections.recorder()) {
