@@ -23,7 +23,7 @@ class LoadTimeWeavingContractTest extends ForkedWeavingContract {
       """
       <aspectj>
         <weaver>
-          <include within="dev.writerfence.testing.weaving.*"/>
+          <include within="dev.writerfence.testing.weaving..*"/>
         </weaver>
       </aspectj>
       """;
@@ -40,6 +40,11 @@ class LoadTimeWeavingContractTest extends ForkedWeavingContract {
 
   @Override
   protected List<String> jvmOptions() {
+    return weaverOptions();
+  }
+
+  /** The JVM options of load-time weaving: the weaver as the agent. */
+  static List<String> weaverOptions() {
     String weaver = System.getProperty("aspectjweaver.jar");
     assertThat(weaver).as("system property aspectjweaver.jar").isNotBlank().doesNotContain("${");
     return List.of(
@@ -50,10 +55,19 @@ class LoadTimeWeavingContractTest extends ForkedWeavingContract {
 
   @Override
   protected String classPath() {
+    return unwovenClassPath(super.classPath());
+  }
+
+  /**
+   * @param classPath the tests' class path
+   * @return it without this module's test classes, where ajc wove the writers, and with the
+   *     application's aop.xml first
+   */
+  static String unwovenClassPath(String classPath) {
     List<String> entries = new ArrayList<>();
     entries.add(applicationAopXml().toString());
     Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
-    for (String entry : super.classPath().split(File.pathSeparator)) {
+    for (String entry : classPath.split(File.pathSeparator)) {
       if (!Path.of(entry).toAbsolutePath().equals(testClasses)) {
         entries.add(entry);
       }

@@ -51,11 +51,19 @@ import java.util.function.Supplier;
  * joined to a loss signal by its own operator ({@code Mono.or}, {@code Flux.timeout}, RxJava's
  * {@code takeUntil} and {@code ambWith}). The error arrives on the thread that tells of the loss.
  *
- * <p>No Reactor or RxJava class is linked into core: each is reached by reflection from the class
- * loader of the method's declared return type (once per type, {@link ClassValue}), so one
- * implementation serves the application's copy of core and the agent's, whose relocated copy cannot
- * see an application's Reactor. Result types that cannot be held this way are refused ({@link
- * #of}), naming the method and the type.
+ * <p>A Kotlin {@code suspend} function (last parameter {@code kotlin.coroutines.Continuation}) is
+ * held from its call until it resumes its caller ({@link LazyResult#callSuspending}): the call
+ * acquires on the calling thread, blocking it while the fence is busy, as a blocking fenced call
+ * does; the method runs with a continuation of the fence's that releases when the function
+ * completes, fails or is cancelled, and then resumes the caller's. With kotlinx-coroutines on the
+ * class path the hold is on each thread that resumes the function; without it, on the calling
+ * thread only.
+ *
+ * <p>No Reactor, RxJava or Kotlin class is linked into core: each is reached by reflection from the
+ * class loader of the method's declared return type (for a suspend function, of its continuation
+ * parameter; once per type, {@link ClassValue}), so one implementation serves the application's
+ * copy of core and the agent's, whose relocated copy cannot see an application's Reactor. Result
+ * types that cannot be held this way are refused ({@link #of}), naming the method and the type.
  */
 public final class LazyResults {
   /** The key of the Reactor schedule hook that carries holds to scheduled tasks. */

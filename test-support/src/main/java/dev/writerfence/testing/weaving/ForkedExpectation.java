@@ -17,8 +17,16 @@ public final class ForkedExpectation {
 
   private ForkedExpectation() {}
 
+  /** Marks a check of {@link SuspendContract} among the arguments: {@code suspend:NAME}. */
+  static final String SUSPEND = "suspend:";
+
+  /** The driver of the Kotlin writer, compiled by each module that proves suspend functions. */
+  private static final String SUSPEND_DRIVER =
+      "dev.writerfence.testing.weaving.kotlin.SuspendDriver";
+
   /**
-   * @param args the {@link Expectation}'s name, the JDBC URL, the user
+   * @param args the {@link Expectation}'s name (or {@value #SUSPEND} and a {@link
+   *     SuspendContract.Check}'s), the JDBC URL, the user
    */
   public static void main(String[] args) {
     int status = 1;
@@ -28,6 +36,15 @@ public final class ForkedExpectation {
     dataSource.setUser(args[2]);
     try (WriterFence fence = WriterFence.builder(dataSource).build()) {
       ProcessFence.set(fence);
+      if (args[0].startsWith(SUSPEND)) {
+        SuspendingWriter driver =
+            (SuspendingWriter) Class.forName(SUSPEND_DRIVER).getConstructor().newInstance();
+        SuspendContract.Check.valueOf(args[0].substring(SUSPEND.length()))
+            .runOn(new SuspendChecks(driver, dataSource));
+        System.out.println(PASSED);
+        System.out.flush();
+        System.exit(0);
+      }
       WeavingSubject subject =
           new WeavingSubject(
               args[1],

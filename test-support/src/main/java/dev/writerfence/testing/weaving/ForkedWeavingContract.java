@@ -49,15 +49,26 @@ public abstract class ForkedWeavingContract extends WeavingContract {
 
   @Override
   protected final void verify(Expectation expectation) throws Exception {
+    fork(jvmOptions(), classPath(), expectation.name(), jdbcUrl(), user());
+  }
+
+  /**
+   * Runs {@link ForkedExpectation} in a new JVM, and fails unless it met the check.
+   *
+   * @param check what {@link ForkedExpectation} checks, its first argument
+   */
+  static void fork(
+      List<String> jvmOptions, String classPath, String check, String jdbcUrl, String user)
+      throws Exception {
     List<String> command = new ArrayList<>();
     command.add(ForkedJvm.javaBinary());
-    command.addAll(jvmOptions());
+    command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(classPath());
+    command.add(classPath);
     command.add(ForkedExpectation.class.getName());
-    command.add(expectation.name());
-    command.add(jdbcUrl());
-    command.add(user());
+    command.add(check);
+    command.add(jdbcUrl);
+    command.add(user);
     File output = Files.createTempFile("writer-fence-weaving-", ".out").toFile();
     output.deleteOnExit();
     Process process =
@@ -69,7 +80,7 @@ public abstract class ForkedWeavingContract extends WeavingContract {
     }
     String out = read(output);
     assertThat(process.exitValue())
-        .as("exit status of the JVM checking %s; its output:%n%s", expectation, out)
+        .as("exit status of the JVM checking %s; its output:%n%s", check, out)
         .isZero();
     assertThat(out).contains(ForkedExpectation.PASSED);
   }
