@@ -3,8 +3,6 @@ package dev.writerfence.aspectj;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.ForkedJvm;
 import dev.writerfence.testing.weaving.ForkedSuspendContract;
-import java.io.File;
-import java.nio.file.Path;
 
 /**
  * Case C32 for Kotlin suspend functions woven at load time: each check runs in a JVM started with
@@ -14,13 +12,9 @@ import java.nio.file.Path;
 class LoadTimeWeavingSuspendTest extends ForkedSuspendContract {
   @Override
   protected ForkedMode mode() {
-    String classPath =
-        LoadTimeWeavingContractTest.unwovenClassPath(ForkedJvm.testClassPath())
-            + File.pathSeparator
-            + Path.of("target", "kotlin-writers").toAbsolutePath();
     return new ForkedMode(
         LoadTimeWeavingContractTest.weaverOptions(),
-        classPath,
+        LoadTimeWeavingContractTest.unwovenClassPath(ForkedJvm.testClassPath()),
         EmbeddedDatabase.get().jdbcUrl(),
         "postgres");
   }

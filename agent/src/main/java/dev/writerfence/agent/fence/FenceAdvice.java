@@ -38,7 +38,8 @@ final class FenceAdvice {
    * For methods returning a lazy result (a Reactor {@code Mono} or {@code Flux}, an RxJava 3 type):
    * the body cannot be deferred in place, so this enter part skips it and hands the exit part a
    * result that, at each subscription, enters the fence and runs the method again by reflection,
-   * marked to pass through this advice unfenced once ({@link FenceDispatch#defer}).
+   * marked to pass through this advice unfenced once ({@link FenceDispatch#defer}). Kotlin {@code
+   * suspend} functions take this advice too: they are entered at the call and run again at once.
    */
   static final class LazyEnter {
     private LazyEnter() {}

@@ -131,15 +131,17 @@ public final class FenceDispatch {
    * that at each subscription enters the fence with this call's request (its fence name resolved
    * now) and runs the method again by reflection, on the subscribing thread, with a mark that makes
    * this advice let that one invocation through to the body unfenced; the hold then lasts until the
-   * subscription completes, fails or is cancelled ({@link LazyResults}).
+   * subscription completes, fails or is cancelled ({@link LazyResults}). A Kotlin {@code suspend}
+   * function is entered now instead and held until it resumes its caller; the state machine's calls
+   * that resume it run the body.
    *
    * @param key the instrumented method, {@code type.method(descriptor)}
    * @param type the class whose method is fenced
    * @param method the method itself
    * @param self the instance, or {@code null} for a static method
    * @param args the call's arguments
-   * @return {@code null} for the marked invocation (its body runs), else a {@link Skipped} holding
-   *     the deferred result
+   * @return {@code null} for the marked invocation or a resumption (its body runs), else a {@link
+   *     Skipped} holding the deferred result (a suspend function's: what its call returned)
    * @throws IllegalArgumentException when the fence name cannot be resolved, or the spec is broken
    * @throws IllegalStateException when no spec was registered for {@code key}
    */
@@ -153,6 +155,10 @@ public final class FenceDispatch {
       throw new IllegalStateException(
           "writer-fence agent: no lazy fence is known for " + key + "; the method does not run");
     }
+    boolean suspend = spec.lazy().isSuspend();
+    if (suspend && LazyResults.resumesAFencedCall(args[args.length - 1])) {
+      return null; // Kotlin's state machine resuming the held call: its body runs
+    }
     WriterFence f;
     try {
       f = fence();
@@ -161,33 +167,77 @@ public final class FenceDispatch {
     }
     FenceRequest request = spec.request(args, f.defaultRetryPolicy());
     method.setAccessible(true);
-    LazyResults.Enter enter =
-        () -> {
-          try {
-            return FencedCalls.enter(f, request);
-          } catch (WriterFenceException e) {
-            throw CallerExceptions.forCaller(type, e);
-          }
-        };
-    FencedInvocation invocation =
-        () -> {
-          PASS_THROUGH.set(key);
-          try {
-            return method.invoke(self, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          } finally {
-            PASS_THROUGH.remove();
-          }
-        };
+    if (suspend) {
+      return suspend(spec, key, method, self, args, enter(f, request, type));
+    }
+    FencedInvocation invocation = () -> invokeBody(key, method, self, args);
     // A subscription cancelled on loss fails with the application's FenceLostException.
     return new Skipped(
         spec.lazy()
             .defer(
                 method.getReturnType(),
-                enter,
+                enter(f, request, type),
                 invocation,
                 lost -> CallerExceptions.forCaller(type, lost)));
+  }
+
+  /**
+   * A Kotlin {@code suspend} function's call ({@link LazyResults.LazyResult#isSuspend()}): acquires
+   * now, on the calling thread, and runs the method again by reflection with a continuation of the
+   * fence's in place of the caller's, marked to pass through the advice to the body; that
+   * continuation releases when the function resumes its caller ({@link
+   * LazyResults.LazyResult#callSuspending}). The caller gets what that invocation returned.
+   */
+  private static Skipped suspend(
+      FenceSpec spec,
+      String key,
+      Method method,
+      Object self,
+      Object[] args,
+      LazyResults.Enter enter) {
+    Class<?>[] parameters = method.getParameterTypes();
+    try {
+      return new Skipped(
+          spec.lazy()
+              .callSuspending(
+                  parameters[parameters.length - 1],
+                  args,
+                  enter,
+                  own -> invokeBody(key, method, self, own)));
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw sneaky(t);
+    }
+  }
+
+  private static LazyResults.Enter enter(WriterFence f, FenceRequest request, Class<?> type) {
+    return () -> {
+      try {
+        return FencedCalls.enter(f, request);
+      } catch (WriterFenceException e) {
+        throw CallerExceptions.forCaller(type, e);
+      }
+    };
+  }
+
+  /** Runs the method's body by reflection: this advice lets that one invocation through. */
+  private static Object invokeBody(String key, Method method, Object self, Object[] args)
+      throws Throwable {
+    PASS_THROUGH.set(key);
+    try {
+      return method.invoke(self, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    } finally {
+      PASS_THROUGH.remove();
+    }
+  }
+
+  /** Throws a checked exception of the method's own unchecked, as the method would have. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> RuntimeException sneaky(Throwable t) throws T {
+    throw (T) t;
   }
 
   private static WriterFence fence() {

@@ -97,33 +97,21 @@ final class FenceTargets {
 
   /**
    * A fenced method whose result no lease can be held for (a {@code Future} that is not a {@code
-   * CompletionStage}, a bare publisher, a Kotlin {@code Flow} or {@code suspend} function) would
-   * release its lease before its work: its class is refused, naming the method and the type.
+   * CompletionStage}, a bare publisher, a Kotlin {@code Flow}) would release its lease before its
+   * work: its class is refused, naming the method and the type.
    *
    * @throws UnheldResultException when the method's result cannot be held
    */
   private static void refuseUnheldResult(TypeDescription type, MethodDescription m) {
-    LazyResults.LazyResult lazy;
     try {
-      lazy =
-          LazyResults.of(
-              where(type, m),
-              returnTypeName(m),
-              subtypeOf(m.getReturnType().asErasure()),
-              lastParameterTypeName(m),
-              null);
+      LazyResults.of(
+          where(type, m),
+          returnTypeName(m),
+          subtypeOf(m.getReturnType().asErasure()),
+          lastParameterTypeName(m),
+          null);
     } catch (IllegalArgumentException e) {
       throw new UnheldResultException(e.getMessage());
-    }
-    if (lazy != null && lazy.isSuspend()) {
-      // Held by the aspect and Spring AOP; the agent's advice does not pass a continuation yet.
-      throw new UnheldResultException(
-          "writer-fence: the agent cannot hold "
-              + where(type, m)
-              + ", a Kotlin suspend function (last parameter kotlin.coroutines.Continuation): its"
-              + " work goes on after the method returns; fence it with the AspectJ aspect or Spring"
-              + " AOP, or call a fenced blocking method from the coroutine; the method does not"
-              + " run");
     }
   }
 

@@ -35,6 +35,14 @@ class AgentWeavingContractIT extends ForkedWeavingContract {
 
   @Override
   protected List<String> jvmOptions() {
+    return agentOptions(dir);
+  }
+
+  /**
+   * @param dir where to write the agent's configuration
+   * @return the JVM options that start the real agent jar on {@link #DB}
+   */
+  static List<String> agentOptions(Path dir) {
     Path config = LegacyJvm.config(dir, LegacyJvm.dataSource(DB).toArray(String[]::new));
     List<String> options = new ArrayList<>(ForkedJvm.DEFAULT_JVM_OPTIONS);
     options.add("-javaagent:" + LegacyJvm.AGENT_JAR + "=config=" + config);
@@ -48,8 +56,16 @@ class AgentWeavingContractIT extends ForkedWeavingContract {
    */
   @Override
   protected String classPath() {
+    return withoutOwnClasses(super.classPath());
+  }
+
+  /**
+   * @param classPath the tests' class path
+   * @return it without this module's own classes
+   */
+  static String withoutOwnClasses(String classPath) {
     Path target = Path.of("target").toAbsolutePath();
-    return Arrays.stream(super.classPath().split(File.pathSeparator))
+    return Arrays.stream(classPath.split(File.pathSeparator))
         .filter(
             e -> {
               Path p = Path.of(e).toAbsolutePath();

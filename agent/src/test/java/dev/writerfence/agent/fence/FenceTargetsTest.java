@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
+import kotlin.coroutines.Continuation;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,11 @@ class FenceTargetsTest {
     public CompletableFuture<String> later() {
       return CompletableFuture.completedFuture("later");
     }
+
+    /** What kotlinc makes of {@code suspend fun put(name: String): String}. */
+    public Object put(String name, Continuation<? super String> completion) {
+      return name;
+    }
   }
 
   /** A legacy class whose method returns a bare {@code Future} subtype. */
@@ -115,6 +121,9 @@ class FenceTargetsTest {
             .fencedMethods(TypeDescription.ForLoadedType.of(LegacyReactive.class));
     assertThat(spec(fenced, "upload").lazy()).as("the Mono's hold").isNotNull();
     assertThat(spec(fenced, "later").lazy()).as("a stage's hold").isNull();
+    assertThat(spec(fenced, "put").lazy().isSuspend())
+        .as("a suspend function's hold, until it resumes its caller")
+        .isTrue();
 
     // The class is refused while it is transformed (FailClosed), naming the method and the type.
     FenceTargets futures =

@@ -19,6 +19,10 @@ import org.springframework.util.ClassUtils;
  * core entry point every weaving mode uses ({@link FencedMethods#proceed}).
  */
 final class WriterFenceInterceptor implements MethodInterceptor {
+  /** What {@code AopUtils.invokeJoinpointUsingReflection} checks before it runs one in a Mono. */
+  private static final boolean SPRING_RUNS_SUSPEND_IN_MONO =
+      ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", AopUtils.class.getClassLoader());
+
   private final FencedMethodResolver resolver;
   private final Supplier<WriterFence> fence;
 
@@ -62,10 +66,6 @@ final class WriterFenceInterceptor implements MethodInterceptor {
     if (!(invocation instanceof ProxyMethodInvocation chain)) {
       return null; // a suspend function then fails, naming itself, and does not run
     }
-    boolean mono =
-        KotlinDetector.isSuspendingFunction(invocation.getMethod())
-            && ClassUtils.isPresent(
-                "kotlinx.coroutines.reactor.MonoKt", AopUtils.class.getClassLoader());
     return new LazyResults.SuspendInvocation() {
       @Override
       public Object proceed(Object[] args) throws Throwable {
@@ -74,7 +74,8 @@ final class WriterFenceInterceptor implements MethodInterceptor {
 
       @Override
       public boolean returnsMono() {
-        return mono;
+        return SPRING_RUNS_SUSPEND_IN_MONO
+            && KotlinDetector.isSuspendingFunction(invocation.getMethod());
       }
     };
   }

@@ -1,12 +1,15 @@
 package dev.writerfence.testing.weaving;
 
 import dev.writerfence.testing.ForkedJvm;
+import java.io.File;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
  * Case C32 for Kotlin suspend functions in a mode that fences them in a JVM the test starts (a
- * {@code -javaagent}): each check runs {@link ForkedExpectation} in a new JVM, whose class path
- * must hold the Kotlin writer unwoven ({@code target/kotlin-writers}).
+ * {@code -javaagent}): each check runs {@link ForkedExpectation} in a new JVM, with the Kotlin
+ * writer unwoven ({@code target/kotlin-writers}, where the module's test build compiled it) last on
+ * its class path.
  */
 public abstract class ForkedSuspendContract extends SuspendContract {
   /** For subclasses. */
@@ -22,7 +25,8 @@ public abstract class ForkedSuspendContract extends SuspendContract {
    * How a forked JVM of the mode starts.
    *
    * @param jvmOptions the options that put the mode in place, before the class path
-   * @param classPath the class path ({@link ForkedJvm#testClassPath()} with changes)
+   * @param classPath the class path ({@link ForkedJvm#testClassPath()} with changes), without the
+   *     Kotlin writer
    * @param jdbcUrl the PostgreSQL of the fences, its contract in {@code writer_fence}
    * @param user a role owning that schema
    */
@@ -34,7 +38,7 @@ public abstract class ForkedSuspendContract extends SuspendContract {
     ForkedMode m = mode();
     ForkedWeavingContract.fork(
         m.jvmOptions(),
-        m.classPath(),
+        m.classPath() + File.pathSeparator + Path.of("target", "kotlin-writers").toAbsolutePath(),
         ForkedExpectation.SUSPEND + check.name(),
         m.jdbcUrl(),
         m.user());
