@@ -19,8 +19,10 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Case C32 for Kotlin suspend functions through the starter's Spring AOP advice: the Kotlin writer
- * is a bean, called through its proxy. kotlinx-coroutines-reactor is on the class path, so Spring
- * invokes each suspend function in a {@code Mono}, which the hold follows.
+ * is a bean, called through its proxy. With kotlinx-coroutines-reactor on the class path Spring
+ * invokes each suspend function in a {@code Mono}, which the hold follows; the build runs this
+ * class a second time without it (execution {@code suspend-without-coroutines-reactor}), when
+ * Spring invokes the function with the fence's continuation.
  */
 @SpringBootTest(
     classes = SpringSuspendTest.App.class,
