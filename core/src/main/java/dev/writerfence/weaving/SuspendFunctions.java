@@ -77,9 +77,15 @@ final class SuspendFunctions {
     if (hold == Hold.SKIPPED) {
       return null;
     }
-    Resumption resumption = new Resumption(hold, kotlin, caller);
+    Resumption resumption;
     Object[] own = args.clone();
-    own[own.length - 1] = resumption.continuation();
+    try {
+      resumption = new Resumption(hold, kotlin, caller);
+      own[own.length - 1] = resumption.continuation();
+    } catch (RuntimeException | Error e) {
+      hold.release(e); // the method never ran: no continuation of the fence's can release it
+      throw e;
+    }
     Object returned;
     CarriedHolds.Scope held = hold.push();
     try {
