@@ -157,4 +157,20 @@ class LazyResultTypesTest {
   private static Method method(String name) throws NoSuchMethodException {
     return Results.class.getMethod(name);
   }
+
+  @Test
+  void interruptOnLossIsRefusedOnASuspendFunctionWhoseCoroutineALossDoesNotCancel() {
+    assertThatThrownBy(
+            () ->
+                LazyResults.of(
+                    "com.acme.Writer.put(Continuation)",
+                    "java.lang.Object",
+                    name -> false,
+                    "kotlin.coroutines.Continuation",
+                    null,
+                    true))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("interruptOnLoss is not allowed on com.acme.Writer.put(Continuation)")
+        .hasMessageContaining("lease.onLost");
+  }
 }
