@@ -17,6 +17,9 @@ import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -480,6 +483,15 @@ public final class LazyResults {
     private final CarriedHolds outer; // what a joined subscription runs inside
     private volatile FenceLease.Registration lossWatch; // null: not watched
 
+    /** Whether the work took this hold, or a cancel before that dropped it: once, either way. */
+    private final AtomicInteger stage = new AtomicInteger(NEW);
+
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    private static final int NEW = 0;
+    private static final int USED = 1;
+    private static final int DROPPED = 2;
+
     private Hold(FencedCall call, CarriedHolds outer) {
       this.call = call;
       this.entry = call == null ? null : call.entry();
@@ -559,7 +571,28 @@ public final class LazyResults {
      * Releases an acquired lease, or lets go of the outer hold a joined subscription pinned; never
      * throws (a failure goes to {@code failure} or the log). A loss after this ends nothing.
      */
+    /**
+     * Takes the hold for the work: only once, and never after {@link #drop()}.
+     *
+     * @return {@code false} when a cancel dropped it first: the work must not run
+     */
+    boolean claim() {
+      return call == null || stage.compareAndSet(NEW, USED);
+    }
+
+    /**
+     * Releases a hold its subscription was cancelled before taking; no-op once the work took it.
+     */
+    void drop() {
+      if (call != null && stage.compareAndSet(NEW, DROPPED)) {
+        release(null);
+      }
+    }
+
     void release(Throwable failure) {
+      if (!released.compareAndSet(false, true)) {
+        return; // dropped on cancel, then told of the end by usingWhen: released once
+      }
       FenceLease.Registration watch = lossWatch;
       if (watch != null) {
         watch.cancel();
@@ -572,6 +605,28 @@ public final class LazyResults {
     @Override
     public String toString() {
       return call == null ? "skipped hold" : "hold of " + (entry == null ? "an outer call" : entry);
+    }
+  }
+
+  /**
+   * One Reactor subscription's acquire, between its start and the work taking the hold: whichever
+   * of the acquire's end and the subscription's cancel comes second drops the hold.
+   */
+  private static final class PendingHold {
+    private static final Object CANCELLED = new Object();
+    private final AtomicReference<Object> slot = new AtomicReference<>();
+
+    Hold acquired(Hold hold) {
+      if (!slot.compareAndSet(null, hold)) {
+        hold.drop(); // cancelled while it was acquired
+      }
+      return hold;
+    }
+
+    void cancelled() {
+      if (slot.getAndSet(CANCELLED) instanceof Hold hold) {
+        hold.drop(); // acquired, not yet taken by the work: never will be
+      }
     }
   }
 
@@ -606,6 +661,7 @@ public final class LazyResults {
     private Method isInNonBlockingThread;
     private Method wrap; // Mono.fromDirect or Flux.from
     private Method doOnDiscard;
+    private Method doOnCancel;
     private Method deferContextual;
     private Method contextGetOrDefault;
     private Method contextWrite;
@@ -646,6 +702,7 @@ public final class LazyResults {
           fromCallable = mono.getMethod("fromCallable", Callable.class);
           fromRunnable = mono.getMethod("fromRunnable", Runnable.class);
           doOnDiscard = mono.getMethod("doOnDiscard", Class.class, Consumer.class);
+          doOnCancel = mono.getMethod("doOnCancel", Runnable.class);
           Class<?> contextView = Class.forName("reactor.util.context.ContextView", false, loader);
           Class<?> context = Class.forName("reactor.util.context.Context", false, loader);
           deferContextual = mono.getMethod("deferContextual", Function.class);
@@ -717,16 +774,22 @@ public final class LazyResults {
             ctx -> {
               CarriedHolds outer =
                   (CarriedHolds) call(contextGetOrDefault, ctx, HOLDS_KEY, CarriedHolds.none());
-              Callable<Hold> acquire = () -> Hold.enter(enter, result.skip, outer);
-              return onElasticWhenNonBlocking(call(fromCallable, null, acquire));
+              // An acquire that ends after its subscription was cancelled must not keep the lease:
+              // Reactor drops such a value silently on some paths (a callable fused with
+              // subscribeOn), so the cancel itself releases what was acquired and not yet taken.
+              PendingHold pending = new PendingHold();
+              Callable<Hold> acquire =
+                  () -> pending.acquired(Hold.enter(enter, result.skip, outer));
+              Object acquiring = onElasticWhenNonBlocking(call(fromCallable, null, acquire));
+              return call(doOnCancel, acquiring, (Runnable) pending::cancelled);
             };
-        // A hold acquired for a subscription cancelled meanwhile is dropped by Reactor: release it.
-        Consumer<Hold> dropped = hold -> hold.release(null);
+        // A hold Reactor discards (acquired for a subscription cancelled meanwhile): release it.
+        Consumer<Hold> dropped = Hold::drop;
         Object resource =
             call(doOnDiscard, call(deferContextual, null, acquireInContext), Hold.class, dropped);
         Function<Hold, Object> use =
             hold ->
-                hold == Hold.SKIPPED
+                hold == Hold.SKIPPED || !hold.claim()
                     ? call(empty, null)
                     : endedByLoss(
                         result,
