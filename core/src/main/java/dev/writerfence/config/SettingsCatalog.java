@@ -486,7 +486,8 @@ public final class SettingsCatalog {
           .defaultText("audit.require-fence")
           .allowed("a fence name")
           .example("corpus")
-          .meaning("the same for one client: aws-s3-v2, aws-s3-v1, minio, gcs, azure-blob, file")
+          .meaning(
+              "the same for one client: aws-s3-v2, aws-s3-v1, minio, gcs, azure-blob, file, lmdb, rocksdb")
           .build();
 
   /** {@code audit.map}: whether the audit records fenced writes too, for the writer map. */

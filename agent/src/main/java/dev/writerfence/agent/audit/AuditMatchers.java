@@ -86,6 +86,14 @@ public final class AuditMatchers {
   }
 
   /**
+   * @return public instance methods, for clients whose writes are listed by name rather than
+   *     default-denied (the embedded stores)
+   */
+  public static ElementMatcher.Junction<MethodDescription> publicInstance() {
+    return isPublic().and(not(isStatic()));
+  }
+
+  /**
    * @param methods the methods to advise
    * @param adviceClassName the advice class, by name, in the agent jar; it must call only {@code
    *     dev.writerfence.bootstrap.AuditGate} and JDK types

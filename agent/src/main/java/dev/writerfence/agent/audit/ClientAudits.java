@@ -3,7 +3,9 @@ package dev.writerfence.agent.audit;
 import dev.writerfence.agent.audit.azure.AzureBlobAudit;
 import dev.writerfence.agent.audit.file.FileWritesAudit;
 import dev.writerfence.agent.audit.gcs.GcsAudit;
+import dev.writerfence.agent.audit.lmdb.LmdbAudit;
 import dev.writerfence.agent.audit.minio.MinioAudit;
+import dev.writerfence.agent.audit.rocksdb.RocksDbAudit;
 import dev.writerfence.agent.audit.s3v1.AwsS3V1Audit;
 import dev.writerfence.agent.audit.s3v2.AwsS3V2Audit;
 import java.util.List;
@@ -22,6 +24,8 @@ public final class ClientAudits {
         new MinioAudit(),
         new GcsAudit(),
         new AzureBlobAudit(),
-        new FileWritesAudit());
+        new FileWritesAudit(),
+        new LmdbAudit(),
+        new RocksDbAudit());
   }
 }

@@ -52,9 +52,21 @@ record AuditApp(int exitCode, List<String> output, String errors) {
    */
   static AuditApp launch(String java, String mainClass, List<String> settings, String... args)
       throws IOException, InterruptedException {
+    return launch(java, List.of(), mainClass, settings, args);
+  }
+
+  /**
+   * As {@link #launch(String, String, List, String...)}, with JVM options of the app's own.
+   *
+   * @param jvmOptions options after the default ones, such as {@code --add-opens ...}
+   */
+  static AuditApp launch(
+      String java, List<String> jvmOptions, String mainClass, List<String> settings, String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java);
     command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
+    command.addAll(jvmOptions);
     command.add("-javaagent:" + AGENT_JAR);
     for (String s : settings) {
       command.add("-Dwriter-fence." + s);

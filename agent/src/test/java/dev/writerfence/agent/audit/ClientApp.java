@@ -30,9 +30,25 @@ record ClientApp(List<String> output, String errors, JsonNode report) {
   static ClientApp run(
       String java, String mainClass, Path report, List<String> settings, String... args)
       throws IOException, InterruptedException {
+    return run(java, List.of(), mainClass, report, settings, args);
+  }
+
+  /**
+   * As {@link #run(String, String, Path, List, String...)}, with JVM options of the app's own.
+   *
+   * @param jvmOptions options after the default ones, such as {@code --add-opens ...}
+   */
+  static ClientApp run(
+      String java,
+      List<String> jvmOptions,
+      String mainClass,
+      Path report,
+      List<String> settings,
+      String... args)
+      throws IOException, InterruptedException {
     List<String> all = new ArrayList<>(settings);
     all.add("audit.report=" + report);
-    AuditApp run = AuditApp.launch(java, mainClass, all, args);
+    AuditApp run = AuditApp.launch(java, jvmOptions, mainClass, all, args);
     List<String> output = run.output();
     String errors = run.errors();
     assertThat(run.exitCode()).as("exit status; stderr:%n%s", errors).isZero();
