@@ -54,8 +54,9 @@ import net.bytebuddy.matcher.ElementMatcher;
  * </ul>
  *
  * <p>Opening for write is the write, so a refusal comes before any byte leaves. Reads never count.
- * Not seen: writes through native code (JNI, LMDB's own {@code mdb_env_open}), writes through a
- * mapping or channel opened before the agent started, and other file systems' providers (zip).
+ * Not seen: writes through native code (JNI, LMDB's own {@code mdb_env_open}; LMDB and RocksDB are
+ * judged at their Java API instead, by the {@code lmdb} and {@code rocksdb} audits), writes through
+ * a mapping or channel opened before the agent started, and other file systems' providers (zip).
  * Paths are compared as absolute, normalized text; symbolic links are not resolved.
  */
 public final class FileWritesAudit implements ClientAudit {
