@@ -11,6 +11,7 @@ import org.lmdbjava.CursorIterable;
 import org.lmdbjava.Dbi;
 import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
+import org.lmdbjava.GetOp;
 import org.lmdbjava.Txn;
 import org.rocksdb.EnvOptions;
 import org.rocksdb.IngestExternalFileOptions;
@@ -32,7 +33,15 @@ import org.rocksdb.WriteOptions;
 public final class EmbeddedStoresApp {
   /** The LMDB keys read back at the end. */
   public static final List<String> LMDB_KEYS =
-      List.of("fenced", "unfenced-put", "unfenced-txn", "unfenced-cursor", "many-0", "many-99");
+      List.of(
+          "fenced",
+          "fenced-cursor",
+          "unfenced-put",
+          "unfenced-txn",
+          "unfenced-cursor",
+          "unfenced-reserve",
+          "many-0",
+          "many-99");
 
   /** The RocksDB keys read back at the end. */
   public static final List<String> ROCKSDB_KEYS =
@@ -51,6 +60,7 @@ public final class EmbeddedStoresApp {
 
   private final Env<ByteBuffer> env;
   private final Dbi<ByteBuffer> dbi;
+  private final Dbi<ByteBuffer> other;
   private final RocksDB rocks;
   private final Options options;
   private final String sst;
@@ -58,6 +68,7 @@ public final class EmbeddedStoresApp {
   private EmbeddedStoresApp(Env<ByteBuffer> env, RocksDB rocks, Options options, String sst) {
     this.env = env;
     this.dbi = env.openDbi("data", DbiFlags.MDB_CREATE);
+    this.other = env.openDbi("other", DbiFlags.MDB_CREATE);
     this.rocks = rocks;
     this.options = options;
     this.sst = sst;
@@ -75,6 +86,8 @@ public final class EmbeddedStoresApp {
         args[1],
         () -> {
           attempt("lmdb/fenced", () -> app.dbi.put(bb("fenced"), bb("v")));
+          attempt("lmdb/fenced-cursor", () -> app.dbi.put(bb("fenced-cursor"), bb("v")));
+          attempt("lmdb/fenced-other", () -> app.other.put(bb("other"), bb("v")));
           attempt("rocksdb/fenced", () -> app.rocks.put(bytes("fenced"), bytes("v")));
           attempt("rocksdb/fenced-range", () -> app.rocks.put(bytes("range-b"), bytes("v")));
         });
@@ -83,6 +96,9 @@ public final class EmbeddedStoresApp {
     attempt("lmdb/cursor", app::lmdbCursor);
     attempt("lmdb/delete", app::lmdbDelete);
     attempt("lmdb/binary-key", app::lmdbBinaryKey);
+    attempt("lmdb/reserve", app::lmdbReserve);
+    attempt("lmdb/cursor-delete", app::lmdbCursorDelete);
+    attempt("lmdb/drop", app::lmdbDrop);
     for (int i = 0; i < MANY; i++) {
       int n = i;
       attempt("lmdb/many", () -> app.lmdbMany(n));
@@ -104,6 +120,7 @@ public final class EmbeddedStoresApp {
     rocks.close();
     options.close();
     app.dbi.close();
+    app.other.close();
     env.close();
     Writes.done();
   }
@@ -134,6 +151,33 @@ public final class EmbeddedStoresApp {
 
   private void lmdbBinaryKey() {
     dbi.put(direct(new byte[] {0, 1, 2, (byte) 0xff}), bb("v"));
+  }
+
+  private void lmdbReserve() {
+    try (Txn<ByteBuffer> txn = env.txnWrite()) {
+      dbi.reserve(txn, bb("unfenced-reserve"), 1).put((byte) 'v');
+      txn.commit();
+    }
+  }
+
+  /** Deletes the key the fence wrote, through a cursor. */
+  private void lmdbCursorDelete() {
+    try (Txn<ByteBuffer> txn = env.txnWrite()) {
+      Cursor<ByteBuffer> cursor = dbi.openCursor(txn);
+      if (cursor.get(bb("fenced-cursor"), GetOp.MDB_SET)) {
+        cursor.delete();
+      }
+      cursor.close();
+      txn.commit();
+    }
+  }
+
+  /** Empties the second database, which the fence wrote. */
+  private void lmdbDrop() {
+    try (Txn<ByteBuffer> txn = env.txnWrite()) {
+      other.drop(txn);
+      txn.commit();
+    }
   }
 
   private void lmdbMany(int i) {
@@ -208,6 +252,8 @@ public final class EmbeddedStoresApp {
       for (String key : LMDB_KEYS) {
         System.out.println("lmdb " + (dbi.get(txn, bb(key)) != null ? "has " : "lacks ") + key);
       }
+      System.out.println(
+          "lmdb " + (other.get(txn, bb("other")) != null ? "has " : "lacks ") + "other");
     }
     for (String key : ROCKSDB_KEYS) {
       System.out.println("rocksdb " + (rocks.get(bytes(key)) != null ? "has " : "lacks ") + key);

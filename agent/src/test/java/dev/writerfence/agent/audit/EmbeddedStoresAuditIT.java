@@ -57,7 +57,8 @@ class EmbeddedStoresAuditIT {
         .contains("wrote lmdb/fenced", "wrote rocksdb/fenced", "wrote reads")
         .contains("wrote lmdb/put", "wrote lmdb/txn", "wrote lmdb/cursor", "wrote lmdb/delete")
         .contains("wrote rocksdb/write", "wrote rocksdb/sst", "wrote rocksdb/ingest")
-        .contains("lmdb has unfenced-txn", "lmdb lacks fenced", "rocksdb has sst-key");
+        .contains("lmdb has unfenced-txn", "lmdb has unfenced-reserve", "lmdb lacks fenced")
+        .contains("lmdb lacks fenced-cursor", "lmdb lacks other", "rocksdb has sst-key");
     assertThat(listedWithSites(app))
         .as(app.report().toPrettyString())
         .containsExactlyInAnyOrderElementsOf(
@@ -66,6 +67,9 @@ class EmbeddedStoresAuditIT {
                 List.of(
                     tuple("lmdb", "commit", lmdb, "null", 1L, "lmdbTxn"),
                     tuple("lmdb", "commit", lmdb, "null", 1L, "lmdbCursor"),
+                    tuple("lmdb", "commit", lmdb, "null", 1L, "lmdbReserve"),
+                    tuple("lmdb", "commit", lmdb, "null", 1L, "lmdbCursorDelete"),
+                    tuple("lmdb", "commit", lmdb, "null", 1L, "lmdbDrop"),
                     tuple("rocksdb", "finish", sst, "null", 1L, "rocksdbSst"))));
     for (JsonNode w : app.writes()) {
       assertThat(w.get("refused").asLong()).isZero();
@@ -87,6 +91,9 @@ class EmbeddedStoresAuditIT {
             "lmdb/cursor",
             "lmdb/delete",
             "lmdb/binary-key",
+            "lmdb/reserve",
+            "lmdb/cursor-delete",
+            "lmdb/drop",
             "lmdb/many",
             "rocksdb/put",
             "rocksdb/write",
@@ -102,11 +109,13 @@ class EmbeddedStoresAuditIT {
     }
     // Read back in the app after the refusals: the fenced writes are there, the refused are not.
     assertThat(app.output())
-        .contains("lmdb has fenced", "rocksdb has fenced", "rocksdb has range-b")
+        .contains("lmdb has fenced", "lmdb has fenced-cursor", "lmdb has other")
+        .contains("rocksdb has fenced", "rocksdb has range-b")
         .contains(
             "lmdb lacks unfenced-put",
             "lmdb lacks unfenced-txn",
             "lmdb lacks unfenced-cursor",
+            "lmdb lacks unfenced-reserve",
             "lmdb lacks many-0",
             "lmdb lacks many-99")
         .contains(
@@ -134,6 +143,9 @@ class EmbeddedStoresAuditIT {
         tuple("lmdb", "put", lmdb, "unfenced-cursor", 1L, "lmdbCursor"),
         tuple("lmdb", "delete", lmdb, "fenced", 1L, "lmdbDelete"),
         tuple("lmdb", "put", lmdb, "0x000102ff", 1L, "lmdbBinaryKey"),
+        tuple("lmdb", "reserve", lmdb, "unfenced-reserve", 1L, "lmdbReserve"),
+        tuple("lmdb", "delete", lmdb, "null", 1L, "lmdbCursorDelete"),
+        tuple("lmdb", "drop", lmdb, "null", 1L, "lmdbDrop"),
         tuple("lmdb", "put", lmdb, "many-0", MANY, "lmdbMany"),
         tuple("rocksdb", "put", rocksdb, "unfenced-put", 1L, "rocksdbPut"),
         tuple("rocksdb", "write", rocksdb, "null", 1L, "rocksdbWrite"),
