@@ -26,15 +26,7 @@ class AnnotatedButUnfencedIT {
   @Test
   void C37_anAnnotatedMethodThatRanUnwovenIsReportedOnceNamingItAndTheLikelyCause()
       throws Exception {
-    Path volume = Files.createDirectory(dir.resolve("volume"));
-    Path report = dir.resolve("report.json");
-
-    ClientApp app =
-        ClientApp.run(
-            UnwovenApp.class.getName(),
-            report,
-            List.of("audit.mode=log", "audit.paths=" + volume),
-            volume.toString());
+    ClientApp app = runUnwoven("log");
 
     assertThat(app.output()).contains("wrote a.json", "wrote b.json");
     List<JsonNode> findings = new ArrayList<>();
@@ -51,19 +43,22 @@ class AnnotatedButUnfencedIT {
 
   @Test
   void C37_enforceRefusesTheUnwovenMethodsWritesAndStillNamesIt() throws Exception {
-    Path volume = Files.createDirectory(dir.resolve("volume"));
-    Path report = dir.resolve("report.json");
-
-    ClientApp app =
-        ClientApp.run(
-            UnwovenApp.class.getName(),
-            report,
-            List.of("audit.mode=enforce", "audit.paths=" + volume),
-            volume.toString());
+    Path volume = dir.resolve("volume");
+    ClientApp app = runUnwoven("enforce");
 
     assertThat(app.output()).anyMatch(l -> l.startsWith("refused a.json"));
     assertThat(volume.resolve("a.json")).doesNotExist();
     assertThat(app.report().path("annotated_not_fenced").get(0).get("method").asText())
         .isEqualTo(METHOD);
+  }
+
+  /** Runs {@link UnwovenApp} with the agent in {@code mode}, auditing {@code dir/volume}. */
+  private ClientApp runUnwoven(String mode) throws Exception {
+    Path volume = Files.createDirectory(dir.resolve("volume"));
+    return ClientApp.run(
+        UnwovenApp.class.getName(),
+        dir.resolve("report.json"),
+        List.of("audit.mode=" + mode, "audit.paths=" + volume),
+        volume.toString());
   }
 }
