@@ -1,6 +1,7 @@
 package dev.writerfence.config;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.weaving.WeavingCheck;
 import java.util.Properties;
 
 /**
@@ -15,9 +16,26 @@ public final class ProcessFence {
   private ProcessFence() {}
 
   /**
-   * @param fence the fence advice uses from now on; {@code null} to clear
+   * Sets the process fence, after the start-up weaving check ({@link WeavingCheck}, once a JVM has
+   * passed it): with {@code weaving.check=fail} (the default, from the system property {@code
+   * writer-fence.weaving.check}) a {@code @WriterFenced} method the AspectJ aspect would not reach
+   * refuses the fence, so no annotated method runs unfenced; {@code warn} logs the gaps instead.
+   *
+   * @param fence the fence advice uses from now on; {@code null} to clear (no check)
+   * @throws IllegalStateException when the weaving check fails; the previous fence stays
+   * @throws IllegalArgumentException when {@code writer-fence.weaving.check} is not {@code fail},
+   *     {@code warn} or {@code off}
    */
   public static void set(WriterFence fence) {
+    if (fence != null) {
+      String mode =
+          SettingsCatalog.WEAVING_CHECK.parse(
+              System.getProperty(
+                  SettingsCatalog.WEAVING_CHECK.property(),
+                  SettingsCatalog.WEAVING_CHECK.defaultValue().orElseThrow()));
+      ClassLoader context = Thread.currentThread().getContextClassLoader();
+      WeavingCheck.atStartup(context != null ? context : ProcessFence.class.getClassLoader(), mode);
+    }
     defaultFence = fence;
   }
 

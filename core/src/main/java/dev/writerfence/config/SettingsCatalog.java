@@ -442,6 +442,18 @@ public final class SettingsCatalog {
           .meaning("the fence of fence.methods entries without =FENCE")
           .build();
 
+  /** {@code weaving.check}: what the start-up weaving check does when weaving is missing. */
+  public static final Setting<String> WEAVING_CHECK =
+      choice("weaving.check", List.of("fail", "warn", "off"))
+          .readBy(PROCESS)
+          .defaultValue("fail")
+          .example("warn")
+          .meaning(
+              "when ProcessFence.set finds @WriterFenced methods the AspectJ aspect does not reach"
+                  + " (an unwoven indexed method, or a load-time weaver whose aop.xml lacks the"
+                  + " aspect): refuse the fence, log a warning, or skip the check")
+          .build();
+
   /** {@code audit.mode}: {@code off}, {@code log} or {@code enforce}. */
   public static final Setting<String> AUDIT_MODE =
       choice("audit.mode", List.of("off", "log", "enforce"))
@@ -580,6 +592,7 @@ public final class SettingsCatalog {
           TASK_CARRY_HOLDS,
           FENCE_METHODS,
           FENCE_NAME,
+          WEAVING_CHECK,
           AUDIT_MODE,
           AUDIT_REPORT,
           AUDIT_PATHS,

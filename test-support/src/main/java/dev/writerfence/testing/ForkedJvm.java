@@ -48,6 +48,7 @@ public final class ForkedJvm implements AutoCloseable {
   private final BufferedWriter stdin;
   private final BlockingQueue<String> unread = new LinkedBlockingQueue<>();
   private final List<String> output = new CopyOnWriteArrayList<>();
+  private final Thread reader;
 
   private ForkedJvm(String description, Process process, Path stderr) {
     this.description = description;
@@ -56,7 +57,7 @@ public final class ForkedJvm implements AutoCloseable {
     this.stdin =
         new BufferedWriter(
             new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
-    Thread reader = new Thread(this::readOutput, "forked-jvm-" + process.pid() + "-stdout");
+    reader = new Thread(this::readOutput, "forked-jvm-" + process.pid() + "-stdout");
     reader.setDaemon(true);
     reader.start();
   }
@@ -242,7 +243,10 @@ public final class ForkedJvm implements AutoCloseable {
   }
 
   /**
-   * @param timeout how long to wait
+   * Waits for the process to end and for its standard output to be read to the end, so that {@link
+   * #output()} then holds every line it printed.
+   *
+   * @param timeout how long to wait for each
    * @return the exit code
    * @throws AssertionError when the process is still running after {@code timeout}
    */
@@ -251,6 +255,7 @@ public final class ForkedJvm implements AutoCloseable {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new AssertionError(describe("still running after " + timeout));
       }
+      reader.join(timeout.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(describe("interrupted while waiting for the exit"), e);

@@ -1,0 +1,174 @@
+package dev.writerfence.weaving;
+
+import dev.writerfence.annotation.processing.FencedMethodIndexer;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The start-up check that the AspectJ aspect reaches the {@code @WriterFenced} methods of this JVM,
+ * run when the process fence is set ({@code ProcessFence.set}): without it, weaving that is off
+ * (the aspect's jar missing, an {@code aop.xml} that does not declare it, a class outside the
+ * weaver's {@code include}) lets annotated methods run unfenced without a word.
+ *
+ * <p>It lives in core, not in writer-fence-aspectj, because one of the gaps it finds is that jar
+ * missing. What it finds:
+ *
+ * <ul>
+ *   <li>AspectJ's load-time weaver attached, but no configuration file it reads declares {@value
+ *       #ASPECT};
+ *   <li>a method of the compile-time index ({@link FencedMethodIndexer}) that its class, loaded
+ *       (not initialized) through the given class loader, shows no around advice for. Loading is
+ *       what lets a load-time weaver weave the class, so the answer is the one the method will
+ *       have.
+ * </ul>
+ *
+ * <p>With the writer-fence agent attached, nothing is judged: the agent fences or reports each
+ * annotated method no weaving reached, as it runs.
+ *
+ * <p>A method proxied by Spring AOP (the starter) carries no weaving marks: with the starter on the
+ * class path and no load-time weaver attached, the index is not judged. Woven means: the class has
+ * the {@code NAME_aroundBodyN} method AspectJ leaves for an advised execution (any around advice;
+ * the check cannot tell which aspect wove it).
+ */
+public final class WeavingCheck {
+  /** The aspect that load-time weaving must declare. */
+  public static final String ASPECT = "dev.writerfence.aspectj.WriterFencedAspect";
+
+  private static final String PROPERTY = "writer-fence.weaving.check";
+  private static final Logger LOG = LoggerFactory.getLogger(WeavingCheck.class);
+  private static final String AGENT_MARK = "dev.writerfence.bootstrap.HeldFenceStack";
+  private static final String SPRING_STARTER =
+      "dev.writerfence.spring.boot.WriterFenceAutoConfiguration";
+
+  private static volatile boolean passed;
+
+  private WeavingCheck() {}
+
+  /**
+   * What the check found.
+   *
+   * @param gaps each place where annotated methods would run unfenced, with the likely cause; empty
+   *     when none
+   * @param checked the indexed methods judged (0 without an index, or when it is left to others)
+   */
+  public record Result(List<String> gaps, int checked) {
+    /** Copies the list. */
+    public Result {
+      gaps = List.copyOf(gaps);
+    }
+  }
+
+  /**
+   * Runs the check on {@code loader}.
+   *
+   * @param loader the class loader of the application (its index, its weaver configuration, its
+   *     classes); never {@code null}
+   * @return the gaps found; never {@code null}
+   * @throws IllegalStateException when an index line or a weaver configuration cannot be parsed
+   */
+  public static Result run(ClassLoader loader) {
+    List<String> gaps = new ArrayList<>();
+    if (loadable(AGENT_MARK, null)) {
+      // The writer-fence agent fences or reports each annotated method no weaving reached.
+      return new Result(gaps, 0);
+    }
+    boolean weaver = LoadTimeWeaverConfig.weaverAttached();
+    if (weaver && !LoadTimeWeaverConfig.declaredAspects(loader).contains(ASPECT)) {
+      gaps.add(
+          "AspectJ's load-time weaver is attached, but no aop.xml it reads declares "
+              + ASPECT
+              + ": writer-fence-aspectj is not on the class path, or the configuration ("
+              + LoadTimeWeaverConfig.CONFIGURATION
+              + ", or an aop.xml merged into a fat jar) leaves it out");
+    }
+    List<FencedMethodIndex.Entry> index = FencedMethodIndex.read(loader);
+    if (index.isEmpty()) {
+      return new Result(gaps, 0);
+    }
+    if (!weaver && loadable(SPRING_STARTER, loader)) {
+      return new Result(gaps, 0); // Spring AOP's proxies fence the beans: no marks to judge
+    }
+    boolean aspectJ = weaver || loadable(ASPECT, loader);
+    for (FencedMethodIndex.Entry entry : index) {
+      String why = unwoven(entry, loader, aspectJ);
+      if (why != null) {
+        gaps.add("@WriterFenced " + entry.line() + " would run unfenced: " + why);
+      }
+    }
+    return new Result(gaps, index.size());
+  }
+
+  /**
+   * The check as {@code ProcessFence.set} runs it: once a JVM has passed (or warned), never again.
+   *
+   * @param loader the application's class loader; never {@code null}
+   * @param mode the setting {@code weaving.check}: {@code fail}, {@code warn} or {@code off}
+   * @throws IllegalStateException with {@code fail} and a gap, naming every gap
+   * @throws IllegalArgumentException when {@code mode} is not one of the three
+   */
+  public static void atStartup(ClassLoader loader, String mode) {
+    if (!List.of("fail", "warn", "off").contains(mode)) {
+      throw new IllegalArgumentException(
+          "writer-fence: weaving.check '" + mode + "' is not allowed: fail, warn or off");
+    }
+    if (passed || mode.equals("off")) {
+      return;
+    }
+    Result result = run(loader);
+    if (result.gaps().isEmpty()) {
+      passed = true;
+      if (result.checked() > 0) {
+        LOG.info("writer-fence: all {} indexed @WriterFenced methods are woven", result.checked());
+      }
+      return;
+    }
+    String report =
+        "writer-fence: @WriterFenced methods would run with no fence:\n  - "
+            + String.join("\n  - ", result.gaps())
+            + "\n(weaving.check="
+            + mode
+            + "; set -D"
+            + PROPERTY
+            + "=warn to run anyway)";
+    if (mode.equals("fail")) {
+      throw new IllegalStateException(report);
+    }
+    passed = true; // warned once: the same gaps would be logged at every set
+    LOG.warn(report);
+  }
+
+  private static String unwoven(FencedMethodIndex.Entry entry, ClassLoader loader, boolean aj) {
+    Class<?> type;
+    try {
+      type = Class.forName(entry.className(), false, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      return "its class cannot be loaded (" + e + "); is the index stale?";
+    }
+    String body = entry.methodName() + "_aroundBody";
+    Method[] methods = type.getDeclaredMethods();
+    if (Arrays.stream(methods).anyMatch(m -> m.getName().startsWith(body))) {
+      return null;
+    }
+    if (!aj) {
+      return "no weaving in this JVM: neither writer-fence-aspectj on the class path nor AspectJ's"
+          + " load-time weaver, no writer-fence agent, no Spring starter";
+    }
+    return "its class "
+        + type.getName()
+        + " was not woven (outside the weaver's <include> in aop.xml, or compiled without ajc's"
+        + " aspect path)";
+  }
+
+  private static boolean loadable(String name, ClassLoader loader) {
+    try {
+      Class.forName(name, false, loader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+}
