@@ -2,6 +2,7 @@ package dev.writerfence.agent.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.writerfence.testing.EmbeddedDatabase;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * LMDB (lmdbjava) and RocksDB, which write through native code the file audit cannot see, audited
  * at their Java API: {@link EmbeddedStoresApp} in its own JVM with the real agent writes both
  * stores inside a fence held in the embedded PostgreSQL, then outside it through each write method,
- * then reads them back.
+ * then reads them back, on the build's Java 17 and on Java 25.
  */
 class EmbeddedStoresAuditIT {
   /** lmdbjava reaches into the JDK's buffers on Java 17 and later. */
@@ -31,6 +32,8 @@ class EmbeddedStoresAuditIT {
           "java.base/java.nio=ALL-UNNAMED",
           "--add-opens",
           "java.base/sun.nio.ch=ALL-UNNAMED");
+
+  private static final Path JAVA_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
 
   private static final String APP = EmbeddedStoresApp.class.getName();
   private static final long MANY = EmbeddedStoresApp.MANY;
@@ -50,7 +53,32 @@ class EmbeddedStoresAuditIT {
 
   @Test
   void C36_logListsEachUnfencedStoreWriteWithTheStoresPathAndNoFencedOne() throws Exception {
-    ClientApp app = run("log");
+    assertLogListsEachUnfencedStoreWrite(ForkedJvm.javaBinary());
+  }
+
+  @Test
+  void C36_logListsEachUnfencedStoreWriteOnJava25() throws Exception {
+    assertLogListsEachUnfencedStoreWrite(java25());
+  }
+
+  @Test
+  void C36_enforceRefusesUnfencedStoreWritesBeforeTheStoreChanges() throws Exception {
+    assertEnforceRefusesUnfencedStoreWrites(ForkedJvm.javaBinary());
+  }
+
+  @Test
+  void C36_enforceRefusesUnfencedStoreWritesOnJava25() throws Exception {
+    assertEnforceRefusesUnfencedStoreWrites(java25());
+  }
+
+  /** Temurin 25, where CI installs it; the test is skipped on a machine without it. */
+  private static String java25() {
+    assumeTrue(Files.isExecutable(JAVA_25), "Temurin 25 is not installed at " + JAVA_25);
+    return JAVA_25.toString();
+  }
+
+  private void assertLogListsEachUnfencedStoreWrite(String java) throws Exception {
+    ClientApp app = run(java, "log");
 
     assertThat(app.output())
         .as(app.errors())
@@ -76,9 +104,8 @@ class EmbeddedStoresAuditIT {
     }
   }
 
-  @Test
-  void C36_enforceRefusesUnfencedStoreWritesBeforeTheStoreChanges() throws Exception {
-    ClientApp app = run("enforce");
+  private void assertEnforceRefusesUnfencedStoreWrites(String java) throws Exception {
+    ClientApp app = run(java, "enforce");
 
     assertThat(app.output())
         .as(app.errors())
@@ -158,10 +185,10 @@ class EmbeddedStoresAuditIT {
         tuple("rocksdb", "put", rocksdb, "many-0", MANY, "rocksdbMany"));
   }
 
-  private ClientApp run(String mode) throws Exception {
+  private ClientApp run(String java, String mode) throws Exception {
     EmbeddedDatabase db = EmbeddedDatabase.get();
     return ClientApp.run(
-        ForkedJvm.javaBinary(),
+        java,
         ADD_OPENS,
         APP,
         dir.resolve(mode + ".json"),
