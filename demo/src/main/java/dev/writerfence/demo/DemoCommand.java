@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
  * <p>This class holds the options and runs the steps in order: {@link DemoEnvironment} starts the
  * servers, {@link WriterProcesses} the writers, {@link ProgressReporter} shows them at work, {@link
  * RecordChecker} checks what they did, {@link LegacyProcess} runs a writer without the fence under
- * the agent's audit, and {@link TextSummary} or {@link JsonSummary} prints the outcome. {@link
- * Cleanup} stops everything, also on Ctrl-C.
+ * the agent's audit, {@link DemoWriterMap} draws the writer map of the bucket from the agent's
+ * reports, and {@link TextSummary} or {@link JsonSummary} prints the outcome, ending with that map.
+ * {@link Cleanup} stops everything, also on Ctrl-C.
  */
 @Command(
     name = "demo",
@@ -44,6 +45,12 @@ import picocli.CommandLine.Spec;
       "Then a legacy writer with no writer-fence code, run with the agent in audit log mode,"
           + " writes one object (bucket legacy-exports) without the fence: the summary lists it"
           + " as an unfenced write, and none of the fenced writers' writes.",
+      "",
+      "The writer processes run with the agent in audit log mode too, recording their fenced"
+          + " writes (audit.map): the summary ends with the writer acquisition map of the bucket,"
+          + " as 'writer-fence audit --map' prints it: each writer's call site, fence name,"
+          + " holder label and status. A writer of the bucket that is not fenced under --fence"
+          + " fails the run.",
       "",
       "With --jdbc-url on a shared database, pick a fence name and a schema that no real writer"
           + " uses (for example --fence demo-$USER --schema demo_fence): the demo's writers take"
@@ -170,7 +177,10 @@ public final class DemoCommand implements Callable<Integer> {
       progress.checking(writeSeconds, sections.size(), stamps.size());
       CheckReport check = RecordChecker.check(sections, stamps);
       LegacyResult legacyResult = legacy.result(folder);
-      DemoOutcome outcome = DemoOutcome.of(results, check, legacyResult, folder, run.seconds());
+      DemoWriterMap writerMap =
+          DemoWriterMap.read(results, folder, DemoEnvironment.BUCKET, workload.fenceName());
+      DemoOutcome outcome =
+          DemoOutcome.of(results, check, legacyResult, writerMap, folder, run.seconds());
       ok = outcome.ok();
       if (json) {
         out.println(Json.MAPPER.writeValueAsString(JsonSummary.of(outcome, workload, environment)));

@@ -11,8 +11,9 @@ import java.util.List;
  * @param check what {@link RecordChecker} found in the record and the bucket
  * @param fairness how evenly the writer processes won, reckoned from the same record
  * @param legacy what the legacy writer did, as the agent's audit saw it
+ * @param writerMap the writer acquisition map of the demo's bucket, as the agent saw its writers
  * @param failures what went wrong apart from the checks: writers that failed, failed writes,
- *     nothing acquired at all
+ *     nothing acquired at all, a writer map that is not every writer fenced under the run's fence
  * @param totalSeconds the whole run, from the start to the end of the checks
  */
 record DemoOutcome(
@@ -20,6 +21,7 @@ record DemoOutcome(
     CheckReport check,
     FairnessReport fairness,
     LegacyResult legacy,
+    DemoWriterMap writerMap,
     List<String> failures,
     double totalSeconds) {
 
@@ -27,6 +29,7 @@ record DemoOutcome(
    * @param results one per writer process, in launch order
    * @param check what the checks found
    * @param legacy what the legacy writer did
+   * @param writerMap the writer map of the demo's bucket
    * @param folder the run folder, to point at a failed writer's log
    * @param totalSeconds the whole run
    * @return the outcome, with the failures found in the results
@@ -35,6 +38,7 @@ record DemoOutcome(
       List<WriterResult> results,
       CheckReport check,
       LegacyResult legacy,
+      DemoWriterMap writerMap,
       RunFolder folder,
       double totalSeconds) {
     List<String> failures = failures(results, folder);
@@ -44,8 +48,9 @@ record DemoOutcome(
       // The legacy writer wrote without a fence: an audit that lists nothing has shown nothing.
       failures.add("the audit listed no unfenced write of the legacy writer");
     }
+    failures.addAll(writerMap.failures());
     return new DemoOutcome(
-        results, check, RecordChecker.fairness(results), legacy, failures, totalSeconds);
+        results, check, RecordChecker.fairness(results), legacy, writerMap, failures, totalSeconds);
   }
 
   /**

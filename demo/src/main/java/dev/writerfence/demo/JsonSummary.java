@@ -3,13 +3,15 @@ package dev.writerfence.demo;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.writerfence.cli.audit.UnfencedWriteRow;
+import dev.writerfence.cli.audit.WriterMap;
 import dev.writerfence.testing.FairnessReport;
 import dev.writerfence.testing.Percentiles;
 
 /**
  * The one JSON object a run prints on stdout under {@code --json}: the totals, the count of each
  * kind of violation, the fairness block ({@code fairness}), one object per writer, the first
- * violations and failures, and what the run ran on. Measured times are rounded to a tenth.
+ * violations and failures, what the run ran on, and last the writer acquisition map of the bucket
+ * ({@code writer_map}). Measured times are rounded to a tenth.
  */
 final class JsonSummary {
   private JsonSummary() {}
@@ -73,7 +75,24 @@ final class JsonSummary {
             + environment.storageEndpoint()
             + ", bucket "
             + DemoEnvironment.BUCKET);
+    writerMap(root.putObject("writer_map"), outcome.writerMap());
     return root;
+  }
+
+  /**
+   * Last: the bucket, and one object per writer of it, {@link WriterMap.Writer}'s fields in snake
+   * case ({@code fence_name} and {@code holder_label} null for an unfenced writer, {@code
+   * library_call} null for a writer that called the client itself), its status as {@code writer-
+   * fence audit --map} prints it.
+   */
+  private static void writerMap(ObjectNode m, DemoWriterMap writerMap) {
+    m.put("bucket", writerMap.bucket());
+    ArrayNode writers = m.putArray("writers");
+    for (WriterMap.Writer w : writerMap.map().writers()) {
+      ObjectNode o = Json.MAPPER.valueToTree(w);
+      o.put("status", w.status().label());
+      writers.add(o);
+    }
   }
 
   /** The fairness block; times in milliseconds. */

@@ -42,7 +42,7 @@ final class LegacyProcess {
    */
   static LegacyProcess start(DemoEnvironment environment, RunFolder folder, Cleanup cleanup)
       throws IOException {
-    Path report = folder.root().resolve(LABEL + ".audit.json");
+    Path report = folder.auditReport(LABEL);
     List<String> command = new ArrayList<>();
     command.add(WriterProcesses.javaBinary());
     command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m"));

@@ -62,6 +62,14 @@ final class RunFolder {
   }
 
   /**
+   * @param label a writer's holder label, or the legacy writer's
+   * @return the agent's audit report that writer's JVM writes when it exits
+   */
+  Path auditReport(String label) {
+    return root.resolve(label + ".audit.json");
+  }
+
+  /**
    * @return the embedded PostgreSQL's log
    */
   Path databaseLog() {

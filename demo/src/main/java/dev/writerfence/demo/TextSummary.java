@@ -11,8 +11,9 @@ import java.util.Locale;
 /**
  * The summary a run prints at its end without {@code --json}: a table of the writers and their
  * totals, a legend that says what busy, Jain's index and the times mean, the count of each kind of
- * violation, the fairness of the run beside them, the first violations and failures, then one line
- * that starts {@code OK:} or {@code FAILED:}.
+ * violation, the fairness of the run beside them, the legacy writer's unfenced writes, the first
+ * violations and failures, one line that starts {@code OK:} or {@code FAILED:}, and last the writer
+ * acquisition map of the bucket ({@link DemoWriterMap}).
  */
 final class TextSummary {
   /**
@@ -78,6 +79,17 @@ final class TextSummary {
           outcome.failures().size(),
           outcome.totalSeconds());
     }
+    writerMap(out, outcome.writerMap());
+  }
+
+  /** Last: every writer of the bucket, as {@code writer-fence audit --map} prints it. */
+  private static void writerMap(PrintWriter out, DemoWriterMap writerMap) {
+    out.println();
+    out.printf(
+        "writer acquisition map of bucket %s (every writer process ran with the agent in audit"
+            + " log mode, audit.map on):%n",
+        writerMap.bucket());
+    writerMap.map().print(out);
   }
 
   /** The fairness block: beside the violation counts, measured on the same record. */

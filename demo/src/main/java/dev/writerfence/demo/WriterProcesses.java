@@ -1,5 +1,7 @@
 package dev.writerfence.demo;
 
+import dev.writerfence.cli.audit.AgentAttachment;
+import dev.writerfence.cli.audit.AgentJar;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +13,10 @@ import java.util.stream.IntStream;
 /**
  * The writer processes of a run: one {@link DemoWriter} JVM per holder label, started with this
  * JVM's {@code java} and class path (so they run the same woven {@link CorpusWriter}), each with
- * its output in its own log in the run folder.
+ * its output in its own log in the run folder. Each runs with the real agent in audit log mode with
+ * {@code audit.map} on, so that its report ({@link RunFolder#auditReport}) lists its fenced writes:
+ * the rows of the bucket's writer map ({@link DemoWriterMap}). The agent only watches there: the
+ * fence is the woven aspect's.
  */
 final class WriterProcesses {
   /** Labels of the writer processes, like the writers of a real corpus. */
@@ -59,9 +64,10 @@ final class WriterProcesses {
       RunFolder folder,
       Cleanup cleanup)
       throws IOException {
+    Path agentJar = AgentJar.locate(WriterProcesses.class, "demo");
     List<Process> processes = new ArrayList<>();
     for (String label : labels) {
-      processes.add(cleanup.add(launch(label, workload, environment, folder)));
+      processes.add(cleanup.add(launch(label, workload, environment, folder, agentJar)));
     }
     return new WriterProcesses(labels, processes, folder);
   }
@@ -125,13 +131,16 @@ final class WriterProcesses {
   }
 
   private static Process launch(
-      String label, Workload workload, DemoEnvironment environment, RunFolder folder)
+      String label, Workload workload, DemoEnvironment environment, RunFolder folder, Path agent)
       throws IOException {
     DemoDatabase database = environment.database();
     ProcessBuilder pb =
-        new ProcessBuilder(command(label, workload, environment, folder))
+        new ProcessBuilder()
             .redirectErrorStream(true)
             .redirectOutput(folder.writerLog(label).toFile());
+    pb.command(
+        new AgentAttachment(agent, "log", folder.auditReport(label), true)
+            .attach(command(label, workload, environment, folder), pb.environment()));
     // The password goes by the environment, where other users cannot read it as they can a
     // command line; an inherited one is removed so that only the demo's own reaches the writer.
     pb.environment().remove(DemoWriter.PASSWORD_ENV);

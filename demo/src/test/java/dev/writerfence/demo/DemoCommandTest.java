@@ -8,7 +8,9 @@ import dev.writerfence.cli.Cli;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -71,9 +73,47 @@ class DemoCommandTest {
     assertThat(perWriterSum).isEqualTo(summary.get("acquisitions").asInt());
     assertThat(summary.get("fence_name").asText()).isEqualTo("corpus");
     assertThat(summary.get("unfenced_writes").asLong()).isEqualTo(1); // the legacy writer's only
+    assertWriterMapListsEachWriterFenced(summary, "corpus");
     assertThat(run.err())
         .contains("each writes for 8 s once started, fence 'corpus'")
         .containsPattern("\\[ *[0-9.]+ s\\] finished sections +[0-9]+  holder: ");
+  }
+
+  /**
+   * The summary ends with the writer map of the bucket: each writer process once, fenced under the
+   * run's fence, by its holder label, at the application's call site, with as many writes as it
+   * wrote objects; no writer of another status.
+   */
+  private static void assertWriterMapListsEachWriterFenced(JsonNode summary, String fence) {
+    List<String> fields = new ArrayList<>();
+    summary.fieldNames().forEachRemaining(fields::add);
+    assertThat(fields).last().isEqualTo("writer_map");
+    JsonNode map = summary.get("writer_map");
+    assertThat(map.get("bucket").asText()).isEqualTo(DemoEnvironment.BUCKET);
+    JsonNode writers = map.get("writers");
+    assertThat(writers).as(map.toPrettyString()).hasSameSizeAs(summary.get("per_writer"));
+    assertThat(writers)
+        .as(map.toPrettyString())
+        .allSatisfy(
+            w -> {
+              assertThat(w.get("status").asText()).isEqualTo("fenced");
+              assertThat(w.get("fence_name").asText()).isEqualTo(fence);
+              assertThat(w.get("client").asText()).isEqualTo("aws-s3-v2");
+              assertThat(w.get("call_site").asText())
+                  .startsWith(CorpusWriter.class.getName() + ".");
+            });
+    for (JsonNode r : summary.get("per_writer")) {
+      String label = r.get("writer").asText();
+      assertThat(writers)
+          .as(map.toPrettyString())
+          .filteredOn(w -> w.get("holder_label").asText().startsWith(label + "@"))
+          .singleElement()
+          .satisfies(
+              w ->
+                  assertThat(w.get("count").asLong())
+                      .as("%s's writes, one per object it wrote", label)
+                      .isEqualTo(r.get("objects_written").asLong()));
+    }
   }
 
   @Test
@@ -187,6 +227,28 @@ class DemoCommandTest {
     assertThat(run.out().indexOf("fairness: "))
         .isGreaterThan(run.out().indexOf("overlaps: 0"))
         .isLessThan(run.out().indexOf("unfenced writes ("));
+    // last, the writer map of the bucket: each writer fenced under that name, and no other
+    String out = run.out();
+    String mapHeader = "writer acquisition map of bucket " + DemoEnvironment.BUCKET;
+    assertThat(out.indexOf(mapHeader)).isGreaterThan(out.indexOf("OK: "));
+    String map = out.substring(out.indexOf(mapHeader));
+    assertThat(map)
+        .contains(
+            "bucket "
+                + DemoEnvironment.BUCKET
+                + ": fenced: every writer holds fence 'cli demo: corpus'")
+        .doesNotContain("unfenced", "inconsistent", "UNFENCED", "INCONSISTENT");
+    List<String> rows =
+        map.lines().filter(l -> l.startsWith("fenced ")).map(String::strip).toList();
+    assertThat(rows)
+        .as(map)
+        .hasSize(2)
+        .anySatisfy(l -> assertThat(l).contains("cli demo: corpus", " write-back@"))
+        .anySatisfy(l -> assertThat(l).contains("cli demo: corpus", " upload@"))
+        .allSatisfy(l -> assertThat(l).contains(CorpusWriter.class.getName() + "."));
+    assertThat(out.strip().lines().reduce((a, b) -> b).orElseThrow())
+        .as("the summary ends with the map")
+        .isIn(rows);
     // the writers took the fence of that name, and no other, in that schema
     assertThat(
             db.queryValue(

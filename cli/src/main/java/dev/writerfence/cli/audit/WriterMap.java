@@ -77,16 +77,32 @@ public final class WriterMap {
    * @return the map of its writes
    */
   public static WriterMap of(AuditReportFile report) {
+    return of(List.of(report));
+  }
+
+  /**
+   * The map of several processes that write the same buckets, each with its own report: a bucket's
+   * writers from every report are judged together, so two processes holding different fence names
+   * on one bucket are inconsistent. Rows of one call site and hold in several reports are one
+   * writer; the holder label, which names the process ({@code label@host:pid}), keeps writers of
+   * different processes apart.
+   *
+   * @param reports the reports, each written with {@code audit.map}; may be empty
+   * @return the map of all their writes
+   */
+  public static WriterMap of(List<AuditReportFile> reports) {
     // Rows per bucket, then per writer (client, call site, fence name, holder label).
     Map<String, Map<List<String>, List<Object>>> byBucket = new TreeMap<>();
     Map<String, String> libraryCalls = new HashMap<>();
-    for (FencedWriteRow r : report.fenced()) {
-      add(byBucket, r.bucket(), r.client(), r.callSite(), r.fenceName(), r.holderLabel(), r);
-      libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
-    }
-    for (UnfencedWriteRow r : report.writes()) {
-      add(byBucket, r.bucket(), r.client(), r.callSite(), null, null, r);
-      libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
+    for (AuditReportFile report : reports) {
+      for (FencedWriteRow r : report.fenced()) {
+        add(byBucket, r.bucket(), r.client(), r.callSite(), r.fenceName(), r.holderLabel(), r);
+        libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
+      }
+      for (UnfencedWriteRow r : report.writes()) {
+        add(byBucket, r.bucket(), r.client(), r.callSite(), null, null, r);
+        libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
+      }
     }
     List<Writer> writers = new ArrayList<>();
     byBucket.forEach(
@@ -183,6 +199,22 @@ public final class WriterMap {
    */
   public List<Writer> writers() {
     return writers;
+  }
+
+  /**
+   * @param bucket a bucket or audited directory, as the writers name it
+   * @return the writers of that bucket alone, in this map's order; empty when none wrote there
+   */
+  public List<Writer> writersOf(String bucket) {
+    return writers.stream().filter(w -> w.bucket().equals(bucket)).toList();
+  }
+
+  /**
+   * @param bucket a bucket or audited directory
+   * @return the map of that bucket alone: its writers, with the status they have here
+   */
+  public WriterMap only(String bucket) {
+    return new WriterMap(writersOf(bucket));
   }
 
   /**
