@@ -8,9 +8,15 @@ import io.awspring.cloud.s3.InMemoryBufferingS3OutputStreamProvider;
 import io.awspring.cloud.s3.S3ObjectConverter;
 import io.awspring.cloud.s3.S3Template;
 import java.io.ByteArrayInputStream;
+import java.io.File;
 import java.io.InputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.lmdbjava.Dbi;
+import org.lmdbjava.DbiFlags;
+import org.lmdbjava.Env;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
@@ -20,11 +26,14 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * writes three keys under fence A, {@code compact} writes under fence B (a second name on the same
  * bucket: inconsistent), {@code sweep} writes under no fence. Bucket two: {@code archive} writes
  * under fence A alone (fenced), once straight through the client and twice through Spring Cloud
- * AWS's {@code S3Template}, whose frames stand between the application and the client. Each write
- * is made from a line of its own: its own call site.
+ * AWS's {@code S3Template}, whose frames stand between the application and the client. An LMDB
+ * environment (lmdbjava), whose volume is its directory: {@code index} writes two keys under fence
+ * A, {@code reindex} writes under no fence. Each write is made from a line of its own: its own call
+ * site.
  *
  * <p>Arguments: S3 endpoint, JDBC URL, fence A, fence B, bucket one, bucket two (both created by
- * the test).
+ * the test), the LMDB environment's directory (existing). lmdbjava needs {@code --add-opens
+ * java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED}.
  */
 public final class MappedApp {
   /** The keys {@code ingest} writes, from one call site. */
@@ -34,6 +43,12 @@ public final class MappedApp {
   public static final String TEMPLATE_UPLOAD = "template/upload.bin";
 
   public static final String TEMPLATE_STORE = "template/store.json";
+
+  /** The keys {@code index} writes into the LMDB environment, from one call site. */
+  public static final String[] INDEX_KEYS = {"index-a", "index-b"};
+
+  /** The key {@code reindex} writes there with no fence. */
+  public static final String REINDEX_KEY = "reindex";
 
   private MappedApp() {}
 
@@ -67,6 +82,18 @@ public final class MappedApp {
       fence.run(
           FenceRequest.builder(fenceA).holderLabel("archive").build(),
           () -> viaTemplate(template, two));
+      try (Env<ByteBuffer> env =
+          Env.create().setMapSize(16L << 20).setMaxDbs(1).open(new File(args[6]))) {
+        Dbi<ByteBuffer> dbi = env.openDbi("index", DbiFlags.MDB_CREATE);
+        fence.run(
+            FenceRequest.builder(fenceA).holderLabel("index").build(),
+            () -> {
+              for (String key : INDEX_KEYS) {
+                index(dbi, key);
+              }
+            });
+        reindex(dbi);
+      }
     }
     System.out.flush();
   }
@@ -87,6 +114,20 @@ public final class MappedApp {
   private static void viaTemplate(S3Template template, String bucket) {
     template.upload(bucket, TEMPLATE_UPLOAD, new ByteArrayInputStream(new byte[] {1}), null);
     template.store(bucket, TEMPLATE_STORE, Map.of("a", 1));
+  }
+
+  private static void index(Dbi<ByteBuffer> dbi, String key) {
+    dbi.put(direct(key), direct("v"));
+  }
+
+  private static void reindex(Dbi<ByteBuffer> dbi) {
+    dbi.put(direct(REINDEX_KEY), direct("v"));
+  }
+
+  /** lmdbjava's default buffers are direct ones. */
+  private static ByteBuffer direct(String text) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
   }
 
   private static void archive(S3Client s3, String bucket) {

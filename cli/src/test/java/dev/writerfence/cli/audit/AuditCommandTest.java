@@ -7,6 +7,8 @@ import dev.writerfence.cli.Cli;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,11 +123,12 @@ class AuditCommandTest {
     String fenceA = FenceNames.random("map-a");
     String fenceB = FenceNames.random("map-b");
     Path report = dir.resolve("map.json");
+    String volume = volume();
 
     Cli.Run run =
         audit(
             List.of("--map", "--report", report.toString()),
-            mappedCommand(fenceA, fenceB, one, two));
+            mappedCommand(fenceA, fenceB, one, two, volume));
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     WriterMap map = WriterMap.of(AuditReportFile.read(report));
@@ -142,7 +145,24 @@ class AuditCommandTest {
             tuple(one, APP + ".sweep", null, 1L, WriterMap.Status.UNFENCED),
             tuple(two, APP + ".archive", fenceA, 1L, WriterMap.Status.FENCED),
             tuple(two, APP + ".viaTemplate", fenceA, 1L, WriterMap.Status.FENCED),
-            tuple(two, APP + ".viaTemplate", fenceA, 1L, WriterMap.Status.FENCED));
+            tuple(two, APP + ".viaTemplate", fenceA, 1L, WriterMap.Status.FENCED),
+            tuple(volume, APP + ".index", fenceA, 2L, WriterMap.Status.FENCED),
+            tuple(volume, APP + ".reindex", null, 1L, WriterMap.Status.UNFENCED));
+    assertThat(map.writersOf(volume))
+        .as("the LMDB environment, audited at lmdbjava's API: its directory is the volume")
+        .allSatisfy(w -> assertThat(w.client()).isEqualTo("lmdb"))
+        .allSatisfy(w -> assertThat(w.libraryCall()).isNull())
+        .satisfiesExactlyInAnyOrder(
+            w -> {
+              assertThat(w.callSite()).startsWith(APP + ".index(MappedApp.java:");
+              assertThat(w.keys()).containsExactly(MappedApp.INDEX_KEYS);
+              assertThat(w.holderLabel()).startsWith("index@");
+            },
+            w -> {
+              assertThat(w.callSite()).startsWith(APP + ".reindex(MappedApp.java:");
+              assertThat(w.keys()).containsExactly(MappedApp.REINDEX_KEY);
+              assertThat(w.holderLabel()).isNull();
+            });
     assertThat(map.writers())
         .filteredOn(w -> w.callSite().contains(".viaTemplate("))
         .as("writes through Spring Cloud AWS: the application's line, the wrapper's beside it")
@@ -168,7 +188,8 @@ class AuditCommandTest {
         .contains("writer map:")
         .contains("bucket " + one + ": INCONSISTENT: writers hold 2 fence names")
         .contains("UNFENCED: 1 writer holds no fence")
-        .contains("bucket " + two + ": fenced: every writer holds fence '" + fenceA + "'");
+        .contains("bucket " + two + ": fenced: every writer holds fence '" + fenceA + "'")
+        .contains("bucket " + volume + ": UNFENCED: 1 writer holds no fence");
   }
 
   @Test
@@ -179,10 +200,11 @@ class AuditCommandTest {
     String fenceB = FenceNames.random("fail-b");
 
     Cli.Run unfenced =
-        audit(List.of("--fail-on", "unfenced"), mappedCommand(fenceA, fenceB, one, two));
+        audit(List.of("--fail-on", "unfenced"), mappedCommand(fenceA, fenceB, one, two, volume()));
     Cli.Run both =
         audit(
-            List.of("--fail-on", "inconsistent,unfenced"), mappedCommand(fenceA, fenceB, one, two));
+            List.of("--fail-on", "inconsistent,unfenced"),
+            mappedCommand(fenceA, fenceB, one, two, volume()));
     Cli.Run bad = Cli.run("audit", "--fail-on", "late", "--", "true");
 
     assertThat(unfenced.exitCode())
@@ -294,15 +316,35 @@ class AuditCommandTest {
 
   private static final String APP = MappedApp.class.getName();
 
-  private List<String> mappedCommand(String fenceA, String fenceB, String one, String two) {
-    return javaCommand(APP, db.jdbcUrl(), fenceA, fenceB, one, two);
+  /** lmdbjava reaches into the JDK's buffers on Java 17 and later. */
+  private static final List<String> LMDB_OPENS =
+      List.of(
+          "--add-opens",
+          "java.base/java.nio=ALL-UNNAMED",
+          "--add-opens",
+          "java.base/sun.nio.ch=ALL-UNNAMED");
+
+  private List<String> mappedCommand(
+      String fenceA, String fenceB, String one, String two, String volume) {
+    return javaCommand(LMDB_OPENS, APP, db.jdbcUrl(), fenceA, fenceB, one, two, volume);
+  }
+
+  /** A new directory for {@link MappedApp}'s LMDB environment: the volume it writes. */
+  private String volume() throws IOException {
+    return Files.createTempDirectory(dir, "lmdb-").toAbsolutePath().toString();
   }
 
   /** A forked JVM running {@code mainClass} with the S3 endpoint, then {@code args}. */
   private List<String> javaCommand(String mainClass, String... args) {
+    return javaCommand(List.of(), mainClass, args);
+  }
+
+  /** As {@link #javaCommand(String, String...)}, with JVM options of the app's own. */
+  private List<String> javaCommand(List<String> jvmOptions, String mainClass, String... args) {
     List<String> command = new ArrayList<>();
     command.add(ForkedJvm.javaBinary());
     command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
+    command.addAll(jvmOptions);
     command.addAll(List.of("-cp", ForkedJvm.testClassPath(), mainClass));
     command.add(storage.endpoint().toString());
     command.addAll(List.of(args));
