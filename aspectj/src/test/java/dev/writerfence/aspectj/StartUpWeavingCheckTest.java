@@ -132,6 +132,38 @@ class StartUpWeavingCheckTest {
   }
 
   @Test
+  void staleIndexLinesAreLoggedAndNeverRefuseAWovenApplication() throws Exception {
+    Path other =
+        extraClassPathEntry(
+            "stale-index",
+            FencedMethodIndexer.INDEX,
+            "org.example.gone.Writer#put()\norg.example.unwoven.Uploader#nosuch(int)\n");
+
+    Run run = run(true, List.of(), other);
+
+    assertThat(run.exit()).as(run.toString()).isZero();
+    assertThat(run.stdout()).containsExactly("SET", "RESULT held=true");
+    assertThat(run.stderr())
+        .contains("names what this JVM does not have")
+        .contains("org.example.gone.Writer#put(): its class cannot be loaded")
+        .contains(
+            "org.example.unwoven.Uploader#nosuch(int): org.example.unwoven.Uploader declares"
+                + " no such method");
+  }
+
+  @Test
+  void anAopXmlThatIsNotXmlIsAGapNamingTheFile() throws Exception {
+    Path broken = extraClassPathEntry("broken-aop", "META-INF/aop.xml", "<aspectj><weaver>");
+
+    Run run = run(true, List.of(), broken);
+
+    assertThat(run.exit()).as(run.toString()).isEqualTo(3);
+    assertThat(run.stderr())
+        .contains("the weaver's configuration file:" + broken.resolve("META-INF/aop.xml"))
+        .contains("is not readable XML");
+  }
+
+  @Test
   void aBadSettingIsRefusedNamingItsValue() throws Exception {
     Run run = run(true, List.of("-Dwriter-fence.weaving.check=loud"));
 
@@ -152,14 +184,16 @@ class StartUpWeavingCheckTest {
    * without this module's test classes (their own aop.xml), and without its aspect jar unless
    * {@code withAspect}.
    */
-  private static Run run(boolean withAspect, List<String> options) throws Exception {
+  private static Run run(boolean withAspect, List<String> options, Path... before)
+      throws Exception {
     List<String> jvm = new ArrayList<>(ForkedJvm.DEFAULT_JVM_OPTIONS);
     jvm.add("-javaagent:" + weaver);
     jvm.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     jvm.addAll(options);
     String classPath =
         Stream.concat(
-                Stream.of(fixture.toString()),
+                Stream.concat(
+                    Arrays.stream(before).map(Path::toString), Stream.of(fixture.toString())),
                 Arrays.stream(testClassPath().split(File.pathSeparator))
                     .filter(e -> withAspect || !isThisModulesJar(e)))
             .collect(Collectors.joining(File.pathSeparator));
@@ -173,6 +207,16 @@ class StartUpWeavingCheckTest {
       int exit = app.awaitExit(Duration.ofMinutes(2));
       return new Run(exit, app.output(), app.stderr());
     }
+  }
+
+  /** A class-path directory of its own holding one resource. */
+  private static Path extraClassPathEntry(String name, String resource, String text)
+      throws IOException {
+    Path root = fixture.getParent().resolve(fixture.getFileName() + "-" + name);
+    Path file = root.resolve(resource);
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, text);
+    return root;
   }
 
   /** The test class path less this module's test classes, whose aop.xml weaves other packages. */

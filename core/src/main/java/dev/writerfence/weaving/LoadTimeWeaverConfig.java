@@ -12,7 +12,9 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
+import org.xml.sax.ErrorHandler;
 import org.xml.sax.SAXException;
+import org.xml.sax.SAXParseException;
 
 /**
  * What AspectJ's load-time weaver of this JVM would weave with: whether its agent ({@code
@@ -46,24 +48,32 @@ final class LoadTimeWeaverConfig {
 
   /**
    * @param loader the class loader whose resources the weaver reads
-   * @return the {@code name} of every {@code <aspect>} that a configuration file declares, in the
-   *     order the files were found
-   * @throws IllegalStateException when a configuration file is not well-formed XML
+   * @param unreadable where a line naming each file that cannot be read or parsed goes (the weaver
+   *     cannot read it either)
+   * @return the {@code name} of every {@code <aspect>} that a readable configuration file declares,
+   *     in the order the files were found
    */
-  static List<String> declaredAspects(ClassLoader loader) {
+  static List<String> declaredAspects(ClassLoader loader, List<String> unreadable) {
     String configuration = System.getProperty(CONFIGURATION, DEFAULT_CONFIGURATION);
     List<String> aspects = new ArrayList<>();
     for (String resource : configuration.split(";")) {
       if (resource.isBlank()) {
         continue;
       }
+      List<URL> urls;
       try {
-        for (URL url : Collections.list(loader.getResources(resource.strip()))) {
+        urls = Collections.list(loader.getResources(resource.strip()));
+      } catch (IOException e) {
+        unreadable.add("cannot list the weaver's configuration " + resource + ": " + e);
+        continue;
+      }
+      for (URL url : urls) {
+        try {
           aspects.addAll(aspectsIn(url));
+        } catch (IOException | SAXException | ParserConfigurationException e) {
+          unreadable.add(
+              "the weaver's configuration " + url + " is not readable XML: " + e.getMessage());
         }
-      } catch (IOException | SAXException | ParserConfigurationException e) {
-        throw new IllegalStateException(
-            "writer-fence: cannot read the weaver's configuration " + resource + ": " + e, e);
       }
     }
     return aspects;
@@ -77,6 +87,7 @@ final class LoadTimeWeaverConfig {
     factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
     factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
     DocumentBuilder builder = factory.newDocumentBuilder();
+    builder.setErrorHandler(new ThrowingErrorHandler()); // not the default's print to stderr
     List<String> names = new ArrayList<>();
     try (InputStream in = url.openStream()) {
       NodeList list = builder.parse(in).getElementsByTagName("aspect");
@@ -85,5 +96,21 @@ final class LoadTimeWeaverConfig {
       }
     }
     return names;
+  }
+
+  /** Fails on errors, ignores warnings, prints nothing. */
+  private static final class ThrowingErrorHandler implements ErrorHandler {
+    @Override
+    public void warning(SAXParseException e) {}
+
+    @Override
+    public void error(SAXParseException e) throws SAXParseException {
+      throw e;
+    }
+
+    @Override
+    public void fatalError(SAXParseException e) throws SAXParseException {
+      throw e;
+    }
   }
 }

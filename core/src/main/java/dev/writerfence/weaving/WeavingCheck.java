@@ -1,6 +1,7 @@
 package dev.writerfence.weaving;
 
 import dev.writerfence.annotation.processing.FencedMethodIndexer;
+import dev.writerfence.bootstrap.FencingAgent;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,8 +27,10 @@ import org.slf4j.LoggerFactory;
  *       have.
  * </ul>
  *
- * <p>With the writer-fence agent attached, nothing is judged: the agent fences or reports each
- * annotated method no weaving reached, as it runs.
+ * <p>With a writer-fence agent that fences (its fence configured), nothing is judged: the agent
+ * fences each annotated method no weaving reached. An agent that only audits reports such a method
+ * only when it writes to an audited store, so the check still runs beside it. Index lines naming a
+ * class or method this JVM does not have are stale, logged, never a gap.
  *
  * <p>A method proxied by Spring AOP (the starter) carries no weaving marks: with the starter on the
  * class path and no load-time weaver attached, the index is not judged. Woven means: the class has
@@ -40,7 +43,6 @@ public final class WeavingCheck {
 
   private static final String PROPERTY = "writer-fence.weaving.check";
   private static final Logger LOG = LoggerFactory.getLogger(WeavingCheck.class);
-  private static final String AGENT_MARK = "dev.writerfence.bootstrap.HeldFenceStack";
   private static final String SPRING_STARTER =
       "dev.writerfence.spring.boot.WriterFenceAutoConfiguration";
 
@@ -53,12 +55,15 @@ public final class WeavingCheck {
    *
    * @param gaps each place where annotated methods would run unfenced, with the likely cause; empty
    *     when none
+   * @param stale index lines that name a class or method this JVM does not have (an index of
+   *     another build): never a gap, since such a method cannot run, but worth a warning
    * @param checked the indexed methods judged (0 without an index, or when it is left to others)
    */
-  public record Result(List<String> gaps, int checked) {
-    /** Copies the list. */
+  public record Result(List<String> gaps, List<String> stale, int checked) {
+    /** Copies the lists. */
     public Result {
       gaps = List.copyOf(gaps);
+      stale = List.copyOf(stale);
     }
   }
 
@@ -68,16 +73,16 @@ public final class WeavingCheck {
    * @param loader the class loader of the application (its index, its weaver configuration, its
    *     classes); never {@code null}
    * @return the gaps found; never {@code null}
-   * @throws IllegalStateException when an index line or a weaver configuration cannot be parsed
+   * @throws IllegalStateException when an index line cannot be parsed
    */
   public static Result run(ClassLoader loader) {
     List<String> gaps = new ArrayList<>();
-    if (loadable(AGENT_MARK, null)) {
-      // The writer-fence agent fences or reports each annotated method no weaving reached.
-      return new Result(gaps, 0);
+    List<String> stale = new ArrayList<>();
+    if (agentFences()) {
+      return new Result(gaps, stale, 0); // the agent fences each annotated method left unwoven
     }
     boolean weaver = LoadTimeWeaverConfig.weaverAttached();
-    if (weaver && !LoadTimeWeaverConfig.declaredAspects(loader).contains(ASPECT)) {
+    if (weaver && !LoadTimeWeaverConfig.declaredAspects(loader, gaps).contains(ASPECT)) {
       gaps.add(
           "AspectJ's load-time weaver is attached, but no aop.xml it reads declares "
               + ASPECT
@@ -87,19 +92,16 @@ public final class WeavingCheck {
     }
     List<FencedMethodIndex.Entry> index = FencedMethodIndex.read(loader);
     if (index.isEmpty()) {
-      return new Result(gaps, 0);
+      return new Result(gaps, stale, 0);
     }
     if (!weaver && loadable(SPRING_STARTER, loader)) {
-      return new Result(gaps, 0); // Spring AOP's proxies fence the beans: no marks to judge
+      return new Result(gaps, stale, 0); // Spring AOP's proxies fence beans: no marks to judge
     }
     boolean aspectJ = weaver || loadable(ASPECT, loader);
     for (FencedMethodIndex.Entry entry : index) {
-      String why = unwoven(entry, loader, aspectJ);
-      if (why != null) {
-        gaps.add("@WriterFenced " + entry.line() + " would run unfenced: " + why);
-      }
+      judge(entry, loader, aspectJ, gaps, stale);
     }
-    return new Result(gaps, index.size());
+    return new Result(gaps, stale, index.size());
   }
 
   /**
@@ -119,6 +121,12 @@ public final class WeavingCheck {
       return;
     }
     Result result = run(loader);
+    if (!result.stale().isEmpty()) {
+      LOG.warn(
+          "writer-fence: the index of @WriterFenced methods names what this JVM does not have"
+              + " (rebuild it with the application):\n  - {}",
+          String.join("\n  - ", result.stale()));
+    }
     if (result.gaps().isEmpty()) {
       passed = true;
       if (result.checked() > 0) {
@@ -129,11 +137,11 @@ public final class WeavingCheck {
     String report =
         "writer-fence: @WriterFenced methods would run with no fence:\n  - "
             + String.join("\n  - ", result.gaps())
-            + "\n(weaving.check="
-            + mode
-            + "; set -D"
-            + PROPERTY
-            + "=warn to run anyway)";
+            + (mode.equals("fail")
+                ? "\n(weaving.check=fail: the fence is refused; -D"
+                    + PROPERTY
+                    + "=warn runs anyway)"
+                : "\n(weaving.check=warn: the fence is set and these methods run unfenced)");
     if (mode.equals("fail")) {
       throw new IllegalStateException(report);
     }
@@ -141,26 +149,49 @@ public final class WeavingCheck {
     LOG.warn(report);
   }
 
-  private static String unwoven(FencedMethodIndex.Entry entry, ClassLoader loader, boolean aj) {
+  private static void judge(
+      FencedMethodIndex.Entry entry,
+      ClassLoader loader,
+      boolean aspectJ,
+      List<String> gaps,
+      List<String> stale) {
     Class<?> type;
     try {
       type = Class.forName(entry.className(), false, loader);
     } catch (ClassNotFoundException | LinkageError e) {
-      return "its class cannot be loaded (" + e + "); is the index stale?";
+      stale.add(entry.line() + ": its class cannot be loaded (" + e + ")");
+      return;
+    }
+    Method[] methods = type.getDeclaredMethods();
+    if (Arrays.stream(methods).noneMatch(m -> m.getName().equals(entry.methodName()))) {
+      stale.add(entry.line() + ": " + type.getName() + " declares no such method");
+      return;
     }
     String body = entry.methodName() + "_aroundBody";
-    Method[] methods = type.getDeclaredMethods();
     if (Arrays.stream(methods).anyMatch(m -> m.getName().startsWith(body))) {
-      return null;
+      return;
     }
-    if (!aj) {
-      return "no weaving in this JVM: neither writer-fence-aspectj on the class path nor AspectJ's"
-          + " load-time weaver, no writer-fence agent, no Spring starter";
+    gaps.add(
+        "@WriterFenced "
+            + entry.line()
+            + " would run unfenced: "
+            + (aspectJ
+                ? "its class "
+                    + type.getName()
+                    + " was not woven (outside the weaver's <include> in aop.xml, or compiled"
+                    + " without ajc's aspect path)"
+                : "no weaving in this JVM: neither writer-fence-aspectj on the class path nor"
+                    + " AspectJ's load-time weaver, no fencing writer-fence agent, no Spring"
+                    + " starter"));
+  }
+
+  /** The agent's flag, when core and the agent share the bootstrap class; never a failure. */
+  private static boolean agentFences() {
+    try {
+      return FencingAgent.active();
+    } catch (LinkageError e) {
+      return false; // an agent of another version: judge as without it
     }
-    return "its class "
-        + type.getName()
-        + " was not woven (outside the weaver's <include> in aop.xml, or compiled without ajc's"
-        + " aspect path)";
   }
 
   private static boolean loadable(String name, ClassLoader loader) {

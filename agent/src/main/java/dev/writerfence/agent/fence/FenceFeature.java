@@ -14,6 +14,7 @@ import dev.writerfence.agent.AgentLog;
 import dev.writerfence.agent.AgentSettings;
 import dev.writerfence.agent.FailClosed;
 import dev.writerfence.agent.Prefilter;
+import dev.writerfence.bootstrap.FencingAgent;
 import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.config.WriterFenceSettings;
 import java.lang.instrument.Instrumentation;
@@ -71,6 +72,8 @@ public final class FenceFeature implements AgentFeature {
     FenceDispatch.configure(fenceSettings(settings));
     targets = new FenceTargets(patterns);
     reportNeverLoadedAtExit(targets);
+    // Core's start-up weaving check leaves the unwoven annotated methods to this feature.
+    FencingAgent.fencesAnnotatedMethods();
     AgentLog.info(
         "fencing "
             + (patterns.isEmpty()
