@@ -144,8 +144,35 @@ public final class FenceLease {
 
   /**
    * @return the fencing token: strictly greater than every token issued before for this name
+   * @throws UnsupportedOperationException when the backend issued none (the lease-RPC backend on a
+   *     contract without a counter, ADR 56): the message says why and how to get one; {@link
+   *     #hasFencingToken()} asks first
    */
   public long fencingToken() {
+    if (fencingToken == FencingTokens.NONE) {
+      throw new UnsupportedOperationException(
+          "writer-fence: fence '"
+              + fenceName
+              + "' is held through a backend that cannot mint fencing tokens (backend=lease-rpc:"
+              + " the existing lease-RPC contract keeps no counter), so there is none to stamp"
+              + " writes with; writer-fence does not invent one. Exclusion still holds. To get"
+              + " fencing tokens, move every leg to writer-fence's own contract (the legs can"
+              + " keep their RPC calls through the optional lease-RPC compatibility migration)"
+              + " and use backend=lease");
+    }
+    return fencingToken;
+  }
+
+  /**
+   * @return whether the backend issued a fencing token for this lease: {@code false} only for a
+   *     backend that cannot mint one (backend=lease-rpc), where {@link #fencingToken()} throws
+   */
+  public boolean hasFencingToken() {
+    return fencingToken != FencingTokens.NONE;
+  }
+
+  /** The token as the backend gave it, {@link FencingTokens#NONE} included: for messages. */
+  long rawFencingToken() {
     return fencingToken;
   }
 
@@ -244,8 +271,8 @@ public final class FenceLease {
       throw new UnsupportedOperationException(
           "writer-fence: the lease of fence '"
               + fenceName
-              + "' (fencing token "
-              + fencingToken
+              + "' ("
+              + FencingTokens.inWords(fencingToken)
               + ") was taken by an older copy of writer-fence in this JVM, which cannot tell of a"
               + " loss; poll isValid() or checkValid() instead");
     }
@@ -264,8 +291,8 @@ public final class FenceLease {
     throw new IllegalArgumentException(
         "writer-fence: the lease of fence '"
             + fenceName
-            + "' (fencing token "
-            + fencingToken
+            + "' ("
+            + FencingTokens.inWords(fencingToken)
             + ") was taken by another copy of writer-fence in this JVM (the agent's); the fenced"
             + " call that took it releases it");
   }

@@ -34,15 +34,15 @@ public final class FenceLostException extends WriterFenceException {
         lease.fenceName(),
         "writer-fence: fence '"
             + lease.fenceName()
-            + "' (fencing token "
-            + lease.fencingToken()
+            + "' ("
+            + FencingTokens.inWords(lease.rawFencingToken())
             + ", holder '"
             + lease.holderLabel()
             + "') is no longer held: "
             + reason
             + "; do not write under it",
         cause);
-    this.fencingToken = lease.fencingToken();
+    this.fencingToken = lease.rawFencingToken();
     this.reason = reason;
   }
 
@@ -65,7 +65,8 @@ public final class FenceLostException extends WriterFenceException {
   }
 
   /**
-   * @return the fencing token of the lease that is no longer held
+   * @return the fencing token of the lease that is no longer held; {@link FencingTokens#NONE} when
+   *     its backend issued none
    */
   public long fencingToken() {
     return fencingToken;

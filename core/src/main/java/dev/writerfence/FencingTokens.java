@@ -18,6 +18,14 @@ public final class FencingTokens {
 
   private static final long COUNTER_MASK = (1L << COUNTER_BITS) - 1;
 
+  /**
+   * What a backend that cannot mint fencing tokens (the lease-RPC backend on a contract without a
+   * counter, ADR 56) gives as its lease's token: 0, below every real token. {@link
+   * FenceLease#fencingToken()} refuses it with a clear error; {@link FenceLease#hasFencingToken()}
+   * asks first.
+   */
+  public static final long NONE = 0;
+
   private FencingTokens() {}
 
   /**
@@ -58,6 +66,15 @@ public final class FencingTokens {
    */
   public static String describe(long fencingToken) {
     return epoch(fencingToken) + "." + counter(fencingToken);
+  }
+
+  /**
+   * @param fencingToken a fencing token, or {@link #NONE}
+   * @return {@code "fencing token 17"}, or {@code "no fencing token"} for {@link #NONE}: for
+   *     messages
+   */
+  static String inWords(long fencingToken) {
+    return fencingToken == NONE ? "no fencing token" : "fencing token " + fencingToken;
   }
 
   private static long checked(long fencingToken) {

@@ -865,7 +865,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
    *     as its cause
    */
   static FenceLostException lostDuringTheCall(FenceLease lease, String reason, Throwable thrown) {
-    if (thrown instanceof FenceLostException own && own.fencingToken() == lease.fencingToken()) {
+    if (thrown instanceof FenceLostException own && own.fencingToken() == lease.rawFencingToken()) {
       return own;
     }
     return new FenceLostException(lease, reason + " (while the fenced call ran)", thrown);

@@ -132,6 +132,15 @@ public final class WriterFence implements AutoCloseable {
   private WriterFence(Builder b) {
     this.store =
         b.store != null ? b.store : new PgLeaseStore(b.dataSource, b.schema, b.queryTimeout);
+    if (b.renews && !store.renewsLeases()) {
+      throw new IllegalStateException(
+          "writer-fence: the store "
+              + store
+              + " cannot renew a lease (its contract has no renew), so a fence on it must be"
+              + " built withoutRenewal() (renew-interval=off): each lease then lasts the TTL of"
+              + " its acquire and turns lost when that runs out; give requests a TTL that outlasts"
+              + " the work they guard");
+    }
     this.defaultTtl = b.defaultTtl;
     this.defaultHolderLabel = b.defaultHolderLabel;
     this.defaultPriority = b.defaultPriority;
@@ -862,6 +871,9 @@ public final class WriterFence implements AutoCloseable {
     /**
      * @return the fence
      * @throws IllegalArgumentException when a setting breaks its rule
+     * @throws IllegalStateException when renewal is on and the store {@linkplain
+     *     LeaseStore#renewsLeases() cannot renew} (the lease-RPC backend): build it {@link
+     *     #withoutRenewal()}
      */
     public WriterFence build() {
       return new WriterFence(this);

@@ -7,6 +7,7 @@ import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.lease.PgLeaseStore;
+import dev.writerfence.store.rpc.LeaseRpcContract;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -357,17 +358,71 @@ public final class SettingsCatalog {
                   + " while it waits")
           .build();
 
-  /** {@code backend}: {@code lease} or {@code advisory}. */
+  /** {@code backend}: {@code lease}, {@code advisory} or {@code lease-rpc}. */
   public static final Setting<String> BACKEND =
-      choice("backend", List.of("lease", "advisory"))
+      choice("backend", List.of("lease", "advisory", "lease-rpc"))
           .readBy(PROCESS, AGENT, SPRING)
           .defaultValue("lease")
           .example("lease")
           .javaApi("builder(store)")
           .meaning(
-              "the lease row, or a session advisory lock on a pinned connection (Advisory-lock"
-                  + " backend below); the advisory store runs its self-check when the fence is"
-                  + " built")
+              "the lease row, a session advisory lock on a pinned connection (Advisory-lock"
+                  + " backend below; its store runs its self-check when the fence is built), or an"
+                  + " existing deployment's lease-RPC pair (lease-rpc.*; outside Spring only; no"
+                  + " renewal, no fencing tokens)")
+          .build();
+
+  /** {@code lease-rpc.acquire-function}: the existing deployment's acquire function. */
+  public static final Setting<String> LEASE_RPC_ACQUIRE_FUNCTION =
+      rpcName(
+          "lease-rpc.acquire-function",
+          LeaseRpcContract.DEFAULT_ACQUIRE_FUNCTION,
+          "the acquire function the other writers call: true takes the lease, false is busy");
+
+  /** {@code lease-rpc.release-function}: the existing deployment's release function. */
+  public static final Setting<String> LEASE_RPC_RELEASE_FUNCTION =
+      rpcName(
+          "lease-rpc.release-function",
+          LeaseRpcContract.DEFAULT_RELEASE_FUNCTION,
+          "the release function (frees only for the same token)");
+
+  /** {@code lease-rpc.holder-token-parameter}. */
+  public static final Setting<String> LEASE_RPC_HOLDER_TOKEN_PARAMETER =
+      rpcName(
+          "lease-rpc.holder-token-parameter",
+          LeaseRpcContract.DEFAULT_HOLDER_TOKEN_PARAMETER,
+          "the holder token's parameter (uuid) of both functions");
+
+  /** {@code lease-rpc.holder-parameter}. */
+  public static final Setting<String> LEASE_RPC_HOLDER_PARAMETER =
+      rpcName(
+          "lease-rpc.holder-parameter",
+          LeaseRpcContract.DEFAULT_HOLDER_PARAMETER,
+          "the holder label's parameter (text); without a label the server's default stands");
+
+  /** {@code lease-rpc.ttl-parameter}. */
+  public static final Setting<String> LEASE_RPC_TTL_PARAMETER =
+      rpcName(
+          "lease-rpc.ttl-parameter",
+          LeaseRpcContract.DEFAULT_TTL_PARAMETER,
+          "the acquire's TTL parameter, whole seconds (the lease lasts the ttl setting; no"
+              + " renewal)");
+
+  /** {@code lease-rpc.fence-name-parameter}: unset passes no fence name (the server's row). */
+  public static final Setting<String> LEASE_RPC_FENCE_NAME_PARAMETER =
+      Setting.builder(
+              "lease-rpc.fence-name-parameter",
+              Kind.TEXT,
+              v -> LeaseRpcContract.parameter("lease-rpc.fence-name-parameter", v))
+          .readBy(PROCESS, AGENT)
+          .defaultText("none: the server's default row")
+          .allowed("a lower-case SQL identifier")
+          .example("p_fence_name")
+          .javaApi("LeaseRpcContract")
+          .meaning(
+              "with backend=lease-rpc, the fence name's parameter; unset, no name is passed and"
+                  + " every fence name is the one row the server's default names, as the other"
+                  + " writers use it")
           .build();
 
   /** {@code advisory.pool-size}: connections the advisory-lock backend uses at most at once. */
@@ -587,6 +642,12 @@ public final class SettingsCatalog {
           QUEUE_LISTEN,
           BACKEND,
           ADVISORY_POOL_SIZE,
+          LEASE_RPC_ACQUIRE_FUNCTION,
+          LEASE_RPC_RELEASE_FUNCTION,
+          LEASE_RPC_HOLDER_TOKEN_PARAMETER,
+          LEASE_RPC_HOLDER_PARAMETER,
+          LEASE_RPC_TTL_PARAMETER,
+          LEASE_RPC_FENCE_NAME_PARAMETER,
           QUERY_TIMEOUT,
           ENABLED,
           TASK_CARRY_HOLDS,
@@ -709,6 +770,22 @@ public final class SettingsCatalog {
       throw new IllegalArgumentException(
           "writer-fence: " + key + " '" + value + "' is not a duration: " + DURATION_FORMS);
     }
+  }
+
+  /** A function's or parameter's name of the lease-RPC pair, with its default. */
+  private static Setting<String> rpcName(String key, String defaultName, String what) {
+    boolean function = key.endsWith("-function");
+    return Setting.builder(
+            key,
+            Kind.TEXT,
+            v -> function ? LeaseRpcContract.function(key, v) : LeaseRpcContract.parameter(key, v))
+        .readBy(PROCESS, AGENT)
+        .defaultValue(defaultName)
+        .allowed(function ? "a function name or schema.name" : "a lower-case SQL identifier")
+        .example(defaultName)
+        .javaApi("LeaseRpcContract")
+        .meaning("with backend=lease-rpc, " + what)
+        .build();
   }
 
   private static Setting.Builder<String> choice(String key, List<String> words) {

@@ -3,6 +3,8 @@ package dev.writerfence.config;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
+import dev.writerfence.store.rpc.LeaseRpcContract;
+import dev.writerfence.store.rpc.LeaseRpcStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -141,6 +143,39 @@ public final class WriterFenceSettings {
     retryPolicy();
     advisoryPoolSize();
     listenerPoolSize();
+    leaseRpcContract();
+  }
+
+  /**
+   * With {@code backend=lease-rpc}: the function and parameter names of the {@code lease-rpc.*}
+   * settings. A renew interval is refused: the existing pair cannot renew (ADR 56).
+   *
+   * @return the contract, or {@code null} with another backend
+   */
+  private LeaseRpcContract leaseRpcContract() {
+    if (!"lease-rpc".equals(get(SettingsCatalog.BACKEND).orElse("lease"))) {
+      return null;
+    }
+    Optional<Duration> renew = get(SettingsCatalog.RENEW_INTERVAL);
+    if (renew.isPresent() && !renew.get().isZero()) {
+      throw new IllegalArgumentException(
+          "writer-fence: renew-interval '"
+              + SettingsCatalog.text(renew.get())
+              + "' is not allowed with backend=lease-rpc: off (the existing acquire takes only a"
+              + " free or expired row, so a lease lasts the TTL of its acquire; set ttl to outlast"
+              + " the work)");
+    }
+    return new LeaseRpcContract(
+        value(SettingsCatalog.LEASE_RPC_ACQUIRE_FUNCTION),
+        value(SettingsCatalog.LEASE_RPC_RELEASE_FUNCTION),
+        value(SettingsCatalog.LEASE_RPC_HOLDER_TOKEN_PARAMETER),
+        value(SettingsCatalog.LEASE_RPC_HOLDER_PARAMETER),
+        value(SettingsCatalog.LEASE_RPC_TTL_PARAMETER),
+        get(SettingsCatalog.LEASE_RPC_FENCE_NAME_PARAMETER));
+  }
+
+  private <T> T value(Setting<T> setting) {
+    return get(setting).orElseGet(() -> setting.parsedDefault().orElseThrow());
   }
 
   /**
@@ -193,12 +228,15 @@ public final class WriterFenceSettings {
    * default) it uses the lease row; with {@code backend=advisory} an {@link AdvisoryLockStore} of
    * {@code datasource.pool-size} connections (unset: {@value AdvisoryLockStore#DEFAULT_POOL_SIZE})
    * over {@code dataSource}, which must then be the fence's own (as {@link #dataSource()} builds
-   * it, a pool of the same size), and which runs its start-up self-check here.
+   * it, a pool of the same size), and which runs its start-up self-check here; with {@code
+   * backend=lease-rpc} a {@link LeaseRpcStore} calling the {@code lease-rpc.*} functions, without
+   * renewal (ADR 56).
    *
    * @param dataSource where connections come from
    * @return the fence
    * @throws IllegalArgumentException naming the setting whose value breaks its rule (with {@code
-   *     backend=advisory}, a {@code datasource.pool-size} below 2)
+   *     backend=advisory}, a {@code datasource.pool-size} below 2; with {@code backend=lease-rpc},
+   *     a {@code renew-interval} other than off)
    * @throws IllegalStateException with {@code backend=advisory}, when the self-check finds that
    *     connections share a server session (transaction pooling)
    * @throws dev.writerfence.WriterFenceUnavailableException with {@code backend=advisory}, when the
@@ -218,12 +256,16 @@ public final class WriterFenceSettings {
                       .schema(schema)
                       .queryTimeout(queryTimeout())
                       .build());
+          case "lease-rpc" ->
+              WriterFence.builder(new LeaseRpcStore(dataSource, leaseRpcContract(), queryTimeout()))
+                  .withoutRenewal();
           default -> throw new IllegalStateException("unreachable: the catalog checked " + backend);
         };
     b.schema(schema);
     get(SettingsCatalog.HOLDER).ifPresent(b::defaultHolderLabel);
     get(SettingsCatalog.TTL).ifPresent(b::defaultTtl);
     get(SettingsCatalog.RENEW_INTERVAL)
+        .filter(d -> !"lease-rpc".equals(backend))
         .ifPresent(
             d -> {
               if (d.isZero()) {

@@ -1,6 +1,7 @@
 package dev.writerfence.context;
 
 import dev.writerfence.FenceLease;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.spi.LeaseStore;
 import java.time.Duration;
@@ -151,7 +152,7 @@ public final class HeldFences {
 
     @Override
     public long fencingToken() {
-      return lease.fencingToken();
+      return lease.hasFencingToken() ? lease.fencingToken() : FencingTokens.NONE;
     }
 
     @Override

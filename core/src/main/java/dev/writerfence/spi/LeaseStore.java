@@ -49,6 +49,18 @@ public interface LeaseStore {
       String fenceName, UUID holderToken, String holderLabel, Duration ttl);
 
   /**
+   * Whether a lease of this store can be renewed ({@link StoreLease#renew}). A store that cannot
+   * (the lease-RPC backend: the existing acquire takes only a free or expired row, ADR 56) holds a
+   * lease for the TTL of its acquire at most; a fence on it must be built {@code withoutRenewal()},
+   * and its leases turn lost when their TTL runs out.
+   *
+   * @return {@code true} (the default) when leases are renewed
+   */
+  default boolean renewsLeases() {
+    return true;
+  }
+
+  /**
    * @param fenceName the fence name
    * @return the fence's row as operators see it, or empty when the name was never acquired
    */

@@ -18,7 +18,8 @@ import java.util.Optional;
 public interface StoreLease {
   /**
    * @return the fencing token the backend issued: strictly greater than every token issued before
-   *     for the fence name, at least 1
+   *     for the fence name, at least 1; or {@link dev.writerfence.FencingTokens#NONE} from a
+   *     backend that cannot mint one (the lease then refuses {@code fencingToken()})
    */
   long fencingToken();
 
@@ -36,6 +37,8 @@ public interface StoreLease {
   /**
    * Sets the expiry of the lease, while it is live and still this holder's, to now + {@code ttl}
    * (database clock). The TTL is counted from now, not added to the old expiry.
+   *
+   * <p>Only called when the store {@linkplain LeaseStore#renewsLeases() renews leases}.
    *
    * @param ttl whole seconds from 1 to 86400
    * @return the new expiry, or empty when the lease is expired, taken over or released

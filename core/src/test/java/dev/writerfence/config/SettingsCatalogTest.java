@@ -156,7 +156,7 @@ class SettingsCatalogTest {
   @Test
   void aBadValueIsNamedWithItsKeyAndWhatIsAllowed() {
     assertThatThrownBy(() -> SettingsCatalog.BACKEND.parse("redis"))
-        .hasMessage("writer-fence: backend 'redis' is not allowed: lease or advisory");
+        .hasMessage("writer-fence: backend 'redis' is not allowed: lease, advisory or lease-rpc");
     assertThatThrownBy(() -> SettingsCatalog.AUDIT_MODE.parse("warn"))
         .hasMessage("writer-fence: audit.mode 'warn' is not allowed: off, log or enforce");
     assertThatThrownBy(() -> SettingsCatalog.TTL.parse("500ms"))

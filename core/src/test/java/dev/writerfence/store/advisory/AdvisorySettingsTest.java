@@ -64,6 +64,6 @@ class AdvisorySettingsTest {
   void anUnknownBackendNamesBothAllowedOnes() {
     assertThatThrownBy(() -> settings("redis").buildFence(DB.dataSource()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("backend 'redis' is not allowed: lease or advisory");
+        .hasMessageContaining("backend 'redis' is not allowed: lease, advisory or lease-rpc");
   }
 }

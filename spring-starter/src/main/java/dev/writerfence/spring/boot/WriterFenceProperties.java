@@ -325,7 +325,11 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
         () -> {
           if (!LEASE.equals(p.backend) && !ADVISORY.equals(p.backend)) {
             throw new IllegalArgumentException(
-                "writer-fence: backend '" + p.backend + "' is not allowed: lease or advisory");
+                "writer-fence: backend '"
+                    + p.backend
+                    + "' is not allowed: lease or advisory (lease-rpc is read by the process fence"
+                    + " and the agent; in Spring define a WriterFence bean on a LeaseRpcStore,"
+                    + " built withoutRenewal())");
           }
         });
     check(
