@@ -127,15 +127,33 @@ public final class FenceSchema {
    *     refuses
    */
   public void install(Connection connection) throws SQLException {
+    inOneTransaction(
+        connection,
+        st -> {
+          requireUtf8(st);
+          st.execute("SELECT pg_advisory_xact_lock(" + INSTALL_LOCK_KEY + ")");
+          // Every statement of the contract is idempotent (CREATE ... IF NOT EXISTS), so it would
+          // "re-apply" over a foreign table of the same name and leave it as it is: compare first.
+          InstalledContract.inspect(connection, schema).requireInstallable();
+          st.execute(sql());
+        });
+  }
+
+  /** Work on a statement that commits together or not at all. */
+  @FunctionalInterface
+  interface Work {
+    void run(Statement statement) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} in one transaction on {@code connection}, rolled back when it throws; the
+   * connection's auto-commit setting is restored afterwards.
+   */
+  static void inOneTransaction(Connection connection, Work work) throws SQLException {
     boolean autoCommit = connection.getAutoCommit();
     connection.setAutoCommit(false);
     try (Statement st = connection.createStatement()) {
-      requireUtf8(st);
-      st.execute("SELECT pg_advisory_xact_lock(" + INSTALL_LOCK_KEY + ")");
-      // Every statement of the contract is idempotent (CREATE ... IF NOT EXISTS), so it would
-      // "re-apply" over a foreign table of the same name and leave it as it is: compare first.
-      InstalledContract.inspect(connection, schema).requireInstallable();
-      st.execute(sql());
+      work.run(st);
       connection.commit();
     } catch (SQLException | RuntimeException e) {
       connection.rollback();
