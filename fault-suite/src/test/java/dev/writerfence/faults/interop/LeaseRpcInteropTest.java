@@ -1,0 +1,276 @@
+package dev.writerfence.faults.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.writerfence.FenceLease;
+import dev.writerfence.FenceRequest;
+import dev.writerfence.WriterFence;
+import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.schema.InstalledContract;
+import dev.writerfence.schema.LeaseRpcCompatibility;
+import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.testing.EmbeddedDatabase;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Java writers and the TypeScript and Python legs of an existing lease-RPC pair exclude each other
+ * both ways (issue 16, ADR 56), with the legs' real clients (npm {@code pg}, asyncpg) in processes
+ * of their own:
+ *
+ * <ul>
+ *   <li>{@link Deployment#EXISTING}: the deployment's own table and functions as its team runs them
+ *       (a fixture, {@code lease-rpc/existing-deployment.sql}); Java joins through {@code
+ *       backend=lease-rpc}.
+ *   <li>{@link Deployment#REPOINTED}: the same function names installed over writer-fence's own
+ *       contract by the optional compatibility migration; the legs' calls are unchanged, Java uses
+ *       the lease backend.
+ * </ul>
+ *
+ * <p>The legs call with the holder token and label only, as production does: the row is the
+ * server's default fence name on both sides.
+ */
+class LeaseRpcInteropTest {
+  private static final String ROLE = "lease_rpc_app";
+  private static final String ROW = "id138_corpus_writer_fence";
+  private static final Duration JAVA_TTL = Duration.ofSeconds(60);
+  private static final int ROUNDS = 6;
+
+  /** Which side of the contract the legs call. */
+  enum Deployment {
+    EXISTING("lease_rpc_existing"),
+    REPOINTED("lease_rpc_repointed");
+
+    final String database;
+
+    Deployment(String database) {
+      this.database = database;
+    }
+
+    Database db() {
+      EmbeddedDatabase pg = EmbeddedDatabase.get();
+      return new Database(database, pg.port(), ROLE, ROLE, pg.dataSource(database, ROLE, ROLE));
+    }
+
+    /** A Java writer of this deployment: on the RPC pair, or on writer-fence's lease row. */
+    WriterFence javaFence() {
+      DataSource ds = db().dataSource();
+      if (this == EXISTING) {
+        Properties p = new Properties();
+        p.setProperty("writer-fence.backend", "lease-rpc");
+        p.setProperty("writer-fence.ttl", "60s");
+        return WriterFenceSettings.fromProperties(p).buildFence(ds);
+      }
+      return WriterFence.builder(ds).defaultTtl(JAVA_TTL).build();
+    }
+  }
+
+  @BeforeAll
+  static void deployments() throws Exception {
+    EmbeddedDatabase pg = EmbeddedDatabase.get();
+    pg.execute(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"
+            + ROLE
+            + "') THEN CREATE ROLE "
+            + ROLE
+            + " LOGIN PASSWORD '"
+            + ROLE
+            + "'; END IF; END $$");
+    for (Deployment d : Deployment.values()) {
+      pg.execute("DROP DATABASE IF EXISTS " + d.database, "CREATE DATABASE " + d.database);
+    }
+    DataSource existing = pg.dataSource(Deployment.EXISTING.database, "postgres", null);
+    try (InputStream in =
+            LeaseRpcInteropTest.class.getResourceAsStream("/lease-rpc/existing-deployment.sql");
+        Connection c = existing.getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${app_role}", ROLE));
+    }
+    DataSource repointed = pg.dataSource(Deployment.REPOINTED.database, "postgres", null);
+    FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
+    schema.install(repointed);
+    new LeaseRpcCompatibility(schema, ROW).install(repointed);
+  }
+
+  static List<Arguments> deploymentsAndLegs() {
+    List<Arguments> all = new ArrayList<>();
+    for (Deployment d : Deployment.values()) {
+      for (Leg leg : Leg.values()) {
+        all.add(Arguments.of(d, leg));
+      }
+    }
+    return all;
+  }
+
+  private static FenceRequest once(String holder) {
+    return FenceRequest.builder(ROW).holderLabel(holder).ttl(JAVA_TTL).build();
+  }
+
+  @ParameterizedTest(name = "{0}, {1}")
+  @MethodSource("deploymentsAndLegs")
+  void aLegHoldingTheRowKeepsJavaOut_andAJavaHoldKeepsTheLegOut(Deployment d, Leg leg)
+      throws Exception {
+    leg.require();
+    Database db = d.db();
+    try (WriterFence fence = d.javaFence()) {
+      Leg.Running holder = leg.start("hold", db, leg + "-holder");
+      assertThat(holder.line()).isEqualTo("held");
+      assertThat(fence.tryAcquire(once("java"))).as("Java while the %s leg holds", leg).isEmpty();
+      if (d == Deployment.REPOINTED) {
+        LeaseStatus row = FencedCalls.store(fence).status(ROW).orElseThrow();
+        assertThat(row.holderLabel()).as("the row the leg took").isEqualTo(leg + "-holder");
+        assertThat(row.state()).isEqualTo("held");
+      }
+      holder.send("release");
+      assertThat(holder.line()).isEqualTo("released true");
+      holder.finish();
+
+      FenceLease lease = fence.tryAcquire(once("java")).orElseThrow();
+      try {
+        assertThat(leg.start("try", db, leg + "-trier").finish())
+            .as("the %s leg while Java holds", leg)
+            .isEqualTo("busy");
+      } finally {
+        assertThat(fence.release(lease)).isTrue();
+      }
+      assertThat(leg.start("try", db, leg + "-trier").finish()).isEqualTo("acquired");
+    }
+  }
+
+  @Test
+  void theExistingPairMintsNoFencingToken_andTheLeaseSaysSo() throws Exception {
+    try (WriterFence fence = Deployment.EXISTING.javaFence()) {
+      fence.runWithLease(
+          once("java"),
+          lease -> {
+            assertThat(lease.hasFencingToken()).isFalse();
+            assertThatThrownBy(lease::fencingToken)
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("fence '" + ROW + "'")
+                .hasMessageContaining("cannot mint fencing tokens")
+                .hasMessageContaining("backend=lease");
+            assertThatThrownBy(() -> WriterFence.current(ROW).orElseThrow().fencingToken())
+                .isInstanceOf(UnsupportedOperationException.class);
+          });
+    }
+    try (WriterFence fence = Deployment.REPOINTED.javaFence()) {
+      fence.runWithLease(once("java"), lease -> assertThat(lease.fencingToken()).isPositive());
+    }
+  }
+
+  @Test
+  void theCompatibilityFunctionsLeaveWriterFencesContractAsItWas() throws Exception {
+    DataSource owner =
+        EmbeddedDatabase.get().dataSource(Deployment.REPOINTED.database, "postgres", null);
+    FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
+    try (Connection c = owner.getConnection()) {
+      assertThat(InstalledContract.inspect(c, schema.schemaName()).differences()).isEmpty();
+    }
+    schema.install(owner); // a later install or upgrade is not refused
+    new LeaseRpcCompatibility(schema, ROW).install(owner); // and the functions re-install in place
+    try (Connection c = owner.getConnection()) {
+      assertThat(InstalledContract.inspect(c, schema.schemaName()).differences()).isEmpty();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Deployment.class)
+  void javaNodeAndPythonWritersTakingTurnsNeverOverlap(Deployment d, @TempDir Path dir)
+      throws Exception {
+    for (Leg leg : Leg.values()) {
+      leg.require();
+    }
+    Database db = d.db();
+    SectionRecord record = new SectionRecord(dir.resolve("record.txt"));
+    Files.createFile(record.file());
+    String holdMs = "15";
+    List<Leg.Running> legs = new ArrayList<>();
+    for (Leg leg : Leg.values()) {
+      for (int i = 1; i <= 2; i++) {
+        legs.add(
+            leg.start(
+                "rounds",
+                db,
+                leg + "-" + i,
+                "--rounds",
+                String.valueOf(ROUNDS),
+                "--hold-ms",
+                holdMs,
+                "--record",
+                record.file().toString()));
+      }
+    }
+    BusyRetryPolicy patient =
+        BusyRetryPolicy.defaults()
+            .withMaxAttempts(100_000)
+            .withInitialInterval(Duration.ofMillis(5))
+            .withMaxInterval(Duration.ofMillis(40))
+            .withMaxWait(Duration.ofSeconds(150));
+    ExecutorService java = Executors.newFixedThreadPool(2);
+    List<Future<?>> writers = new ArrayList<>();
+    for (int w = 1; w <= 2; w++) {
+      String holder = "JAVA-" + w;
+      writers.add(
+          java.submit(
+              () -> {
+                try (WriterFence fence = d.javaFence()) {
+                  FenceRequest request =
+                      FenceRequest.builder(ROW)
+                          .holderLabel(holder)
+                          .ttl(JAVA_TTL)
+                          .retryPolicy(patient)
+                          .build();
+                  for (int round = 0; round < ROUNDS; round++) {
+                    int r = round;
+                    fence.run(
+                        request,
+                        () -> {
+                          record.append("start", holder, r);
+                          Thread.sleep(Long.parseLong(holdMs));
+                          record.append("end", holder, r);
+                        });
+                  }
+                }
+                return null;
+              }));
+    }
+    for (Leg.Running leg : legs) {
+      assertThat(leg.finish()).isEqualTo("done");
+    }
+    for (Future<?> writer : writers) {
+      writer.get(180, TimeUnit.SECONDS);
+    }
+    java.shutdown();
+
+    Map<String, Integer> sections = record.sectionsPerHolder();
+    assertThat(sections)
+        .containsOnlyKeys("JAVA-1", "JAVA-2", "NODE-1", "NODE-2", "PYTHON-1", "PYTHON-2")
+        .allSatisfy((holder, n) -> assertThat(n).as(holder).isEqualTo(ROUNDS));
+  }
+}
