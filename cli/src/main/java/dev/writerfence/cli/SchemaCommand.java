@@ -1,11 +1,13 @@
 package dev.writerfence.cli;
 
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.schema.LeaseRpcCompatibility;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,15 +54,32 @@ public final class SchemaCommand implements Runnable {
                 + " the status view, nothing on the table (default: the installing role)")
     String grantTo;
 
+    @Option(
+        names = "--lease-rpc-fence-name",
+        paramLabel = "FENCE",
+        description =
+            "also install the optional lease-RPC pair (public.corpus_writer_fence_lease_acquire"
+                + " and _release) over this contract, for legs that call that pair; FENCE is the"
+                + " fence name a caller that passes none gets (ADR 56)")
+    String leaseRpcFenceName;
+
     @Override
     public Integer call() throws SQLException {
       db.validate();
       FenceSchema schema;
+      LeaseRpcCompatibility leaseRpc;
       try {
         schema = FenceSchema.defaults().schema(db.schema()).grantTo(grantTo);
       } catch (IllegalArgumentException e) {
         throw new ParameterException(
             spec.commandLine(), e.getMessage().replace("role '", "--grant-to '"));
+      }
+      try {
+        leaseRpc =
+            leaseRpcFenceName == null ? null : new LeaseRpcCompatibility(schema, leaseRpcFenceName);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(
+            spec.commandLine(), "--lease-rpc-fence-name: " + e.getMessage());
       }
       PrintWriter out = spec.commandLine().getOut();
       try (Connection c = db.dataSource().getConnection()) {
@@ -89,6 +108,15 @@ public final class SchemaCommand implements Runnable {
         out.printf(
             "owner: %s (the only role that can read the lease table); EXECUTE granted to: %s%n",
             who, grantee);
+        if (leaseRpc != null) {
+          try (Statement st = c.createStatement()) {
+            st.execute(leaseRpc.sql());
+          }
+          out.printf(
+              "installed the lease-RPC pair public.corpus_writer_fence_lease_acquire and _release"
+                  + " over schema '%s' (default fence name '%s'); EXECUTE granted to: %s%n",
+              db.schema(), leaseRpcFenceName, grantee);
+        }
       }
       out.flush();
       return 0;

@@ -50,6 +50,49 @@ class SchemaVerifyCommandTest {
   }
 
   @Test
+  void theLeaseRpcPairInstalledBesideTheContractLeavesVerifyPassing() {
+    db.execute(
+        "DO $$ BEGIN CREATE ROLE "
+            + APP
+            + " LOGIN; EXCEPTION WHEN duplicate_object THEN NULL;"
+            + " END $$");
+    String schema = "cli_verify_lease_rpc";
+    Cli.Run install =
+        runInstall(schema, "--grant-to", APP, "--lease-rpc-fence-name", "cli_rpc_row");
+    assertThat(install.exitCode()).as(install.err()).isZero();
+    assertThat(install.out())
+        .contains("installed the lease-RPC pair public.corpus_writer_fence_lease_acquire")
+        .contains("default fence name 'cli_rpc_row'");
+
+    Cli.Run run = verify(schema, "--grant-to", APP);
+    assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+
+    // A leg's call as it always was, without a fence name: writer-fence's row of the default name.
+    String call =
+        "SELECT public.corpus_writer_fence_lease_acquire(p_holder_token =>"
+            + " gen_random_uuid(), p_holder => 'ts-leg')";
+    assertThat(db.queryValue(Boolean.class, call)).isTrue();
+    assertThat(db.queryValue(Boolean.class, call)).as("busy is false").isFalse();
+    assertThat(
+            db.queryValue(
+                String.class,
+                "SELECT holder_label FROM " + schema + ".lease_status WHERE fence_name = ?",
+                "cli_rpc_row"))
+        .isEqualTo("ts-leg");
+  }
+
+  @Test
+  void aBadLeaseRpcFenceNameIsNamedAndNothingIsInstalled() {
+    Cli.Run run = runInstall("cli_verify_lease_rpc_bad", "--lease-rpc-fence-name", " padded ");
+    assertThat(run.exitCode()).isNotZero();
+    assertThat(run.err()).contains("--lease-rpc-fence-name");
+    assertThat(
+            db.queryValue(
+                Boolean.class, "SELECT to_regclass('cli_verify_lease_rpc_bad.lease') IS NULL"))
+        .isTrue();
+  }
+
+  @Test
   void tokensOfALaterTimelineAreAWarningNotAFailure() {
     String schema = install("cli_verify_ahead");
     // Rows as a copy of a cluster on timeline 3 would bring them to this timeline-1 server.
