@@ -6,25 +6,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.schema.InstalledContract;
 import dev.writerfence.schema.LeaseRpcCompatibility;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.testing.EmbeddedDatabase;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -56,66 +50,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * server's default fence name on both sides.
  */
 class LeaseRpcInteropTest {
-  private static final String ROLE = "lease_rpc_app";
-  private static final String ROW = "id138_corpus_writer_fence";
-  private static final Duration JAVA_TTL = Duration.ofSeconds(60);
+  private static final String ROW = Deployment.ROW;
+  private static final String ROLE = Deployment.ROLE;
+  private static final Duration JAVA_TTL = Deployment.JAVA_TTL;
   private static final int ROUNDS = 6;
-
-  /** Which side of the contract the legs call. */
-  enum Deployment {
-    EXISTING("lease_rpc_existing"),
-    REPOINTED("lease_rpc_repointed");
-
-    final String database;
-
-    Deployment(String database) {
-      this.database = database;
-    }
-
-    Database db() {
-      EmbeddedDatabase pg = EmbeddedDatabase.get();
-      return new Database(database, pg.port(), ROLE, ROLE, pg.dataSource(database, ROLE, ROLE));
-    }
-
-    /** A Java writer of this deployment: on the RPC pair, or on writer-fence's lease row. */
-    WriterFence javaFence() {
-      DataSource ds = db().dataSource();
-      if (this == EXISTING) {
-        Properties p = new Properties();
-        p.setProperty("writer-fence.backend", "lease-rpc");
-        p.setProperty("writer-fence.ttl", "60s");
-        return WriterFenceSettings.fromProperties(p).buildFence(ds);
-      }
-      return WriterFence.builder(ds).defaultTtl(JAVA_TTL).build();
-    }
-  }
 
   @BeforeAll
   static void deployments() throws Exception {
-    EmbeddedDatabase pg = EmbeddedDatabase.get();
-    pg.execute(
-        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"
-            + ROLE
-            + "') THEN CREATE ROLE "
-            + ROLE
-            + " LOGIN PASSWORD '"
-            + ROLE
-            + "'; END IF; END $$");
-    for (Deployment d : Deployment.values()) {
-      pg.execute("DROP DATABASE IF EXISTS " + d.database, "CREATE DATABASE " + d.database);
-    }
-    DataSource existing = pg.dataSource(Deployment.EXISTING.database, "postgres", null);
-    try (InputStream in =
-            LeaseRpcInteropTest.class.getResourceAsStream("/lease-rpc/existing-deployment.sql");
-        Connection c = existing.getConnection();
-        Statement st = c.createStatement()) {
-      st.execute(
-          new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${app_role}", ROLE));
-    }
-    DataSource repointed = pg.dataSource(Deployment.REPOINTED.database, "postgres", null);
-    FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
-    schema.install(repointed);
-    new LeaseRpcCompatibility(schema, ROW).install(repointed);
+    Deployment.ready();
   }
 
   static List<Arguments> deploymentsAndLegs() {
@@ -186,8 +128,7 @@ class LeaseRpcInteropTest {
 
   @Test
   void theCompatibilityFunctionsLeaveWriterFencesContractAsItWas() throws Exception {
-    DataSource owner =
-        EmbeddedDatabase.get().dataSource(Deployment.REPOINTED.database, "postgres", null);
+    DataSource owner = Deployment.REPOINTED.owner();
     FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
     try (Connection c = owner.getConnection()) {
       assertThat(InstalledContract.inspect(c, schema.schemaName()).differences()).isEmpty();
