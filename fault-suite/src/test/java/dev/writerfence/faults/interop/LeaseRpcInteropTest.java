@@ -6,12 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.WriterFenceBusyException;
+import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.schema.InstalledContract;
 import dev.writerfence.schema.LeaseRpcCompatibility;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.weaving.FencedMethods;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -19,10 +23,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -101,6 +107,53 @@ class LeaseRpcInteropTest {
       } finally {
         assertThat(fence.release(lease)).isTrue();
       }
+      assertThat(leg.start("try", db, leg + "-trier").finish()).isEqualTo("acquired");
+    }
+  }
+
+  /** A writer as issue 16 rolls them out: an annotated method, run through the advice's entry. */
+  static final class Uploads {
+    final AtomicInteger runs = new AtomicInteger();
+
+    @WriterFenced(
+        value = Deployment.ROW,
+        holder = "java-upload",
+        retryMaxAttempts = 3,
+        retryInitialIntervalMillis = 20,
+        retryMaxWaitMillis = 300)
+    String upload(Callable<String> during) throws Exception {
+      runs.incrementAndGet();
+      return during.call();
+    }
+
+    /** What the AspectJ aspect, the Spring interceptor and the agent's advice all call. */
+    String fenced(WriterFence fence, Callable<String> during) throws Throwable {
+      Method method = Uploads.class.getDeclaredMethod("upload", Callable.class);
+      return (String)
+          FencedMethods.proceed(fence, method, new Object[] {during}, () -> upload(during));
+    }
+  }
+
+  @ParameterizedTest(name = "{0}, {1}")
+  @MethodSource("deploymentsAndLegs")
+  void aWriterFencedMethodIsBusyWhileALegHolds_andKeepsTheLegOutWhileItRuns(Deployment d, Leg leg)
+      throws Throwable {
+    leg.require();
+    Database db = d.db();
+    Uploads uploads = new Uploads();
+    try (WriterFence fence = d.javaFence()) {
+      Leg.Running holder = leg.start("hold", db, leg + "-holder");
+      assertThat(holder.line()).isEqualTo("held");
+      assertThatThrownBy(() -> uploads.fenced(fence, () -> "ran"))
+          .isInstanceOf(WriterFenceBusyException.class);
+      assertThat(uploads.runs).as("the method never ran while busy").hasValue(0);
+      holder.send("release");
+      assertThat(holder.line()).isEqualTo("released true");
+      holder.finish();
+
+      String legDuringTheCall =
+          uploads.fenced(fence, () -> leg.start("try", db, leg + "-trier").finish());
+      assertThat(legDuringTheCall).as("the %s leg during the fenced call", leg).isEqualTo("busy");
       assertThat(leg.start("try", db, leg + "-trier").finish()).isEqualTo("acquired");
     }
   }
