@@ -87,17 +87,14 @@ class LeaseRpcInteropTest {
     leg.require();
     Database db = d.db();
     try (WriterFence fence = d.javaFence()) {
-      Leg.Running holder = leg.start("hold", db, leg + "-holder");
-      assertThat(holder.line()).isEqualTo("held");
+      Leg.Running holder = leg.hold(db, leg + "-holder");
       assertThat(fence.tryAcquire(once("java"))).as("Java while the %s leg holds", leg).isEmpty();
       if (d == Deployment.REPOINTED) {
         LeaseStatus row = FencedCalls.store(fence).status(ROW).orElseThrow();
         assertThat(row.holderLabel()).as("the row the leg took").isEqualTo(leg + "-holder");
         assertThat(row.state()).isEqualTo("held");
       }
-      holder.send("release");
-      assertThat(holder.line()).isEqualTo("released true");
-      holder.finish();
+      holder.releaseHold();
 
       FenceLease lease = fence.tryAcquire(once("java")).orElseThrow();
       try {
@@ -142,14 +139,11 @@ class LeaseRpcInteropTest {
     Database db = d.db();
     Uploads uploads = new Uploads();
     try (WriterFence fence = d.javaFence()) {
-      Leg.Running holder = leg.start("hold", db, leg + "-holder");
-      assertThat(holder.line()).isEqualTo("held");
+      Leg.Running holder = leg.hold(db, leg + "-holder");
       assertThatThrownBy(() -> uploads.fenced(fence, () -> "ran"))
           .isInstanceOf(WriterFenceBusyException.class);
       assertThat(uploads.runs).as("the method never ran while busy").hasValue(0);
-      holder.send("release");
-      assertThat(holder.line()).isEqualTo("released true");
-      holder.finish();
+      holder.releaseHold();
 
       String legDuringTheCall =
           uploads.fenced(fence, () -> leg.start("try", db, leg + "-trier").finish());

@@ -100,6 +100,20 @@ enum Leg {
     return new Running(process, err);
   }
 
+  /**
+   * Starts a leg that takes the row and holds it until {@link Running#releaseHold()}.
+   *
+   * @throws AssertionError when the leg found the row busy
+   */
+  Running hold(Database db, String holder) throws IOException {
+    Running running = start("hold", db, holder);
+    String answer = running.line();
+    if (!"held".equals(answer)) {
+      throw new AssertionError("the " + this + " leg could not take the row: " + answer);
+    }
+    return running;
+  }
+
   /** A leg's process, with one reader of its output. */
   static final class Running {
     private final Process process;
@@ -127,6 +141,16 @@ enum Leg {
     void send(String line) throws IOException {
       process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
       process.getOutputStream().flush();
+    }
+
+    /** Tells a holding leg to release; fails unless its release answered true. */
+    void releaseHold() throws IOException, InterruptedException {
+      send("release");
+      String answer = line();
+      finish();
+      if (!"released true".equals(answer)) {
+        throw new AssertionError("the leg's release answered: " + answer);
+      }
     }
 
     /** Waits for the leg to end; its remaining output, failing on a non-zero exit code. */
