@@ -79,6 +79,11 @@ public final class PrefixedLeaseStore implements LeaseStore {
   }
 
   @Override
+  public boolean renewsLeases() {
+    return delegate.renewsLeases();
+  }
+
+  @Override
   public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
     return delegate.acquireInTurn(inDatabase(ticket), holderToken, ttl);
   }

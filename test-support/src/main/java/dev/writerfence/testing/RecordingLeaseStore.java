@@ -78,6 +78,11 @@ public final class RecordingLeaseStore implements LeaseStore {
   }
 
   @Override
+  public boolean renewsLeases() {
+    return delegate.renewsLeases();
+  }
+
+  @Override
   public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
     acquireTokens.add(holderToken);
     Turn turn = delegate.acquireInTurn(ticket, holderToken, ttl);

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.testing.PrefixedLeaseStore;
+import dev.writerfence.testing.RecordingLeaseStore;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Properties;
@@ -98,5 +100,15 @@ class LeaseRpcSettingsTest {
         .hasMessageContaining("cannot renew a lease")
         .hasMessageContaining("withoutRenewal()");
     WriterFence.builder(store).withoutRenewal().build().close();
+  }
+
+  @Test
+  void theTestKitsDecoratorsSayTheStoreCannotRenewToo() {
+    LeaseRpcStore store =
+        new LeaseRpcStore(nowhere(), LeaseRpcContract.defaults(), Duration.ofSeconds(5));
+    assertThat(new PrefixedLeaseStore(store, "t-").renewsLeases()).isFalse();
+    assertThat(new RecordingLeaseStore(store).renewsLeases()).isFalse();
+    assertThatThrownBy(() -> WriterFence.builder(new RecordingLeaseStore(store)).build())
+        .isInstanceOf(IllegalStateException.class);
   }
 }
