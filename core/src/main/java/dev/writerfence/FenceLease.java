@@ -145,7 +145,7 @@ public final class FenceLease {
   /**
    * @return the fencing token: strictly greater than every token issued before for this name
    * @throws UnsupportedOperationException when the backend issued none (the lease-RPC backend on a
-   *     contract without a counter, ADR 56): the message says why and how to get one; {@link
+   *     contract without a counter, ADR 57): the message says why and how to get one; {@link
    *     #hasFencingToken()} asks first
    */
   public long fencingToken() {

@@ -20,7 +20,7 @@ public final class FencingTokens {
 
   /**
    * What a backend that cannot mint fencing tokens (the lease-RPC backend on a contract without a
-   * counter, ADR 56) gives as its lease's token: 0, below every real token. {@link
+   * counter, ADR 57) gives as its lease's token: 0, below every real token. {@link
    * FenceLease#fencingToken()} refuses it with a clear error; {@link FenceLease#hasFencingToken()}
    * asks first.
    */

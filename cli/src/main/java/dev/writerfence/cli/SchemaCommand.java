@@ -60,7 +60,7 @@ public final class SchemaCommand implements Runnable {
         description =
             "also install the optional lease-RPC pair (public.corpus_writer_fence_lease_acquire"
                 + " and _release) over this contract, for legs that call that pair; FENCE is the"
-                + " fence name a caller that passes none gets (ADR 56)")
+                + " fence name a caller that passes none gets (ADR 57)")
     String leaseRpcFenceName;
 
     @Override

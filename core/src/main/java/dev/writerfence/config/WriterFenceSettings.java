@@ -148,7 +148,7 @@ public final class WriterFenceSettings {
 
   /**
    * With {@code backend=lease-rpc}: the function and parameter names of the {@code lease-rpc.*}
-   * settings. A renew interval is refused: the existing pair cannot renew (ADR 56).
+   * settings. A renew interval is refused: the existing pair cannot renew (ADR 57).
    *
    * @return the contract, or {@code null} with another backend
    */
@@ -230,7 +230,7 @@ public final class WriterFenceSettings {
    * over {@code dataSource}, which must then be the fence's own (as {@link #dataSource()} builds
    * it, a pool of the same size), and which runs its start-up self-check here; with {@code
    * backend=lease-rpc} a {@link LeaseRpcStore} calling the {@code lease-rpc.*} functions, without
-   * renewal (ADR 56).
+   * renewal (ADR 57).
    *
    * @param dataSource where connections come from
    * @return the fence

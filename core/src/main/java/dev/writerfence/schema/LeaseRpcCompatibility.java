@@ -7,7 +7,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * The optional lease-RPC compatibility functions (ADR 56): {@code
+ * The optional lease-RPC compatibility functions (ADR 57): {@code
  * public.corpus_writer_fence_lease_acquire} and {@code _release}, with the names, parameters,
  * defaults and answers of an existing deployment's pair, over writer-fence's own contract. Writers
  * that call that pair repoint to writer-fence with no code change and then contend with Java

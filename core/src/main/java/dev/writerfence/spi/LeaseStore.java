@@ -50,7 +50,7 @@ public interface LeaseStore {
 
   /**
    * Whether a lease of this store can be renewed ({@link StoreLease#renew}). A store that cannot
-   * (the lease-RPC backend: the existing acquire takes only a free or expired row, ADR 56) holds a
+   * (the lease-RPC backend: the existing acquire takes only a free or expired row, ADR 57) holds a
    * lease for the TTL of its acquire at most; a fence on it must be built {@code withoutRenewal()},
    * and its leases turn lost when their TTL runs out.
    *

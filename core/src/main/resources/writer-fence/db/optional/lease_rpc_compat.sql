@@ -1,4 +1,4 @@
--- writer-fence: the lease-RPC compatibility functions (optional; ADR 56).
+-- writer-fence: the lease-RPC compatibility functions (optional; ADR 57).
 --
 -- Installs an existing deployment's lease-RPC pair, with its names, parameter names, defaults
 -- and answers, over writer-fence's own contract in schema ${writer_fence_schema}, so writers that

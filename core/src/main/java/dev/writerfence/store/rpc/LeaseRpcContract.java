@@ -4,7 +4,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The names of an existing lease-RPC pair, as a deployment runs it (ADR 56): an acquire function
+ * The names of an existing lease-RPC pair, as a deployment runs it (ADR 57): an acquire function
  * that answers {@code true} when it took a free or expired row and {@code false} when busy, and a
  * release function that frees the row only for the same holder token, both called with named
  * parameters. Every parameter but the holder token has a default on the server.

@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lease-RPC backend ({@code backend=lease-rpc}, ADR 56): drives an existing deployment's
+ * The lease-RPC backend ({@code backend=lease-rpc}, ADR 57): drives an existing deployment's
  * acquire/release function pair as it is, so a Java writer contends for the row the deployment's
  * other writers use, with no change on their side.
  *

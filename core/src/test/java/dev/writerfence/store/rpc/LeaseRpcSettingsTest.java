@@ -16,7 +16,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * {@code writer-fence.backend=lease-rpc} builds a fence on an existing deployment's RPC pair, with
- * the names of the {@code lease-rpc.*} settings and without renewal (ADR 56). Nothing here
+ * the names of the {@code lease-rpc.*} settings and without renewal (ADR 57). Nothing here
  * connects: the calls themselves are proved against a real deployment and the other languages'
  * clients in fault-suite's {@code LeaseRpcInteropTest}.
  */

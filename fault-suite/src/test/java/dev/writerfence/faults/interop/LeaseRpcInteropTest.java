@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Java writers and the TypeScript and Python legs of an existing lease-RPC pair exclude each other
- * both ways (issue 16, ADR 56), with the legs' real clients (npm {@code pg}, asyncpg) in processes
+ * both ways (issue 16, ADR 57), with the legs' real clients (npm {@code pg}, asyncpg) in processes
  * of their own:
  *
  * <ul>

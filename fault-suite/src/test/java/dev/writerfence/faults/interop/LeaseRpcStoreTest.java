@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code LeaseRpcStore} on the deployment's own pair (the fixture of {@link Deployment#EXISTING}):
  * what reaches the row, what busy and release answer, and what happens past the TTL with no renewal
- * (ADR 56). Each test but the first passes its own fence name through {@code p_fence_name}, the
+ * (ADR 57). Each test but the first passes its own fence name through {@code p_fence_name}, the
  * deployment's test-isolation seam, so the rows do not meet.
  */
 class LeaseRpcStoreTest {
