@@ -23,6 +23,7 @@ public final class FenceRequest {
   private final BusyRetryPolicy retryPolicy;
   private final Integer priority;
   private final boolean interruptOnLoss;
+  private final String advisoryKey;
 
   private FenceRequest(Builder b) {
     this.fenceName = FenceArguments.fenceName(b.fenceName);
@@ -34,6 +35,7 @@ public final class FenceRequest {
     this.retryPolicy = b.retryPolicy;
     this.priority = b.priority == null ? null : FenceArguments.priority(b.priority);
     this.interruptOnLoss = b.interruptOnLoss;
+    this.advisoryKey = b.advisoryKey == null ? null : FenceArguments.advisoryKeyText(b.advisoryKey);
   }
 
   /**
@@ -101,6 +103,14 @@ public final class FenceRequest {
     return interruptOnLoss;
   }
 
+  /**
+   * @return the advisory key text, if set: the text whose SHA-256 names the advisory lock this call
+   *     takes in place of the store's key scheme ({@link Builder#advisoryKey})
+   */
+  public Optional<String> advisoryKey() {
+    return Optional.ofNullable(advisoryKey);
+  }
+
   /** The priority as core passes it on: {@code null} for the fence's default. */
   Integer priorityOrNull() {
     return priority;
@@ -120,6 +130,7 @@ public final class FenceRequest {
         + priority
         + ", interruptOnLoss="
         + interruptOnLoss
+        + (advisoryKey == null ? "" : ", advisoryKey=" + advisoryKey)
         + "]";
   }
 
@@ -131,6 +142,7 @@ public final class FenceRequest {
     private BusyRetryPolicy retryPolicy;
     private Integer priority;
     private boolean interruptOnLoss;
+    private String advisoryKey;
 
     private Builder(String fenceName) {
       this.fenceName = fenceName;
@@ -203,6 +215,25 @@ public final class FenceRequest {
      */
     public Builder interruptOnLoss(boolean interrupt) {
       this.interruptOnLoss = interrupt;
+      return this;
+    }
+
+    /**
+     * The text whose SHA-256 names the advisory lock this call takes, in place of the store's key
+     * scheme ({@code advisory.key-scheme}): for joining writers outside writer-fence that lock a
+     * key of their own, for example {@code vibey.integrate:proj:42} for a Python worker's {@code
+     * pg_try_advisory_lock} on the first 8 bytes of {@code sha256("vibey.integrate:proj:42")} (ADR
+     * 56). The fence name stays the call's identity (holds, logs, metrics, busy answers); every
+     * call of one fence name must name the same key text. Only the advisory backend takes it: on
+     * another backend the call is refused with {@link IllegalArgumentException} before any acquire,
+     * never run unfenced.
+     *
+     * @param advisoryKey 1 to 1000 characters, no control or format characters ({@link
+     *     FenceArguments#advisoryKeyText}); {@code null} for the store's key scheme
+     * @return this builder
+     */
+    public Builder advisoryKey(String advisoryKey) {
+      this.advisoryKey = advisoryKey;
       return this;
     }
 

@@ -354,6 +354,8 @@ final class LeaseAcquirer {
       boolean waited,
       long queuedNanos) {
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
+    // Only a request names one (weaving modes build a request when a method names one, ADR 56).
+    String advisoryKey = request == null ? null : request.advisoryKey().orElse(null);
     String label = holderLabel != null ? holderLabel : fence.defaultHolderLabel;
     Duration ttl = askedTtl != null ? askedTtl : fence.defaultTtl;
     int[] attempts = {0};
@@ -384,7 +386,11 @@ final class LeaseAcquirer {
     Callable<Optional<StoreLease>> attempt =
         () -> {
           sending.run();
-          Optional<StoreLease> answer = store.acquire(fenceName, holderToken, label, ttl);
+          // Without a key text the plain method: the hot path crosses no more classes (ADR 34).
+          Optional<StoreLease> answer =
+              advisoryKey == null
+                  ? store.acquire(fenceName, holderToken, label, ttl)
+                  : store.acquire(fenceName, advisoryKey, holderToken, label, ttl);
           if (answer.isEmpty()) {
             busyAnswer.run();
           }
@@ -422,7 +428,10 @@ final class LeaseAcquirer {
                 }
                 seen[0] = polls.seen(); // before the poll: a release after its answer counts
                 sending.run();
-                Turn answer = store.acquireInTurn(ticket, holderToken, ttl);
+                Turn answer =
+                    advisoryKey == null
+                        ? store.acquireInTurn(ticket, holderToken, ttl)
+                        : store.acquireInTurn(ticket, advisoryKey, holderToken, ttl);
                 turn.polled(answer);
                 last[0] = answer;
                 if (!answer.acquired()) {

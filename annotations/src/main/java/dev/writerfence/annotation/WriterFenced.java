@@ -54,6 +54,26 @@ public @interface WriterFenced {
   String value();
 
   /**
+   * With the advisory-lock backend ({@code backend=advisory}): the text whose SHA-256 names the
+   * advisory lock this method takes, in place of the store's key scheme ({@code
+   * advisory.key-scheme}, by default {@code writer-fence:} and the fence name). The lock key is the
+   * first 8 bytes of SHA-256 over the text's UTF-8 bytes, read as a signed big-endian 64-bit
+   * integer, so a writer in another language that locks {@code pg_try_advisory_lock} on that key is
+   * excluded by this method and excludes it. For example {@code "vibey.integrate:{0}:{1}"} with
+   * {@code value = "integrate:{0}:{1}"} locks what a Python job worker locks for {@code
+   * sha256(f"vibey.integrate:{project}:{cycle}")}.
+   *
+   * <p>Placeholders as in {@link #value()}, fed by the same arguments; the key may use only
+   * arguments the fence name uses, so one fence name always takes one key. The fence name stays the
+   * call's identity (logs, metrics, holders, busy answers). The expanded text is 1 to 1000
+   * characters with no control or format characters. On any other backend a call of the method is
+   * refused with {@code IllegalArgumentException} before any acquire, and the method does not run.
+   *
+   * @return the key text or its template; empty (the default) for the store's key scheme
+   */
+  String advisoryKey() default "";
+
+  /**
    * The holder label shown to operators (for example {@code write-back}, {@code upload}, {@code
    * pull_sync}). Observability only, never part of exclusion. Empty: the fence's default label.
    *

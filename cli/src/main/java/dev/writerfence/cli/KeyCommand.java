@@ -1,7 +1,10 @@
 package dev.writerfence.cli;
 
+import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.advisory.AdvisoryKeys;
+import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,6 +16,10 @@ import picocli.CommandLine.Spec;
 /**
  * {@code writer-fence key NAME}: the advisory-lock key of a fence name ({@link
  * AdvisoryKeys#keyOf}), for finding a hold in {@code pg_locks} or for writers in other languages.
+ * {@code writer-fence key --scheme SCHEME ARG...}: the key under a key scheme ({@code {name}}, the
+ * {@code advisory.key-scheme} setting, one ARG: the fence name) or an advisory key template ({@code
+ * {0}}, {@code {1}}…, a method's {@code advisoryKey}, one ARG per placeholder index), hashed by
+ * {@link AdvisoryKeys#keyOfText} (ADR 56).
  */
 @Command(
     name = "key",
@@ -21,13 +28,30 @@ import picocli.CommandLine.Spec;
       "Print the 64-bit advisory-lock key of a fence name (backend=advisory): the first 8 bytes of"
           + " SHA-256 of 'writer-fence:' + NAME, a signed big-endian integer.",
       "In pg_locks (locktype advisory) a key shows as classid = the high 32 bits and objid = the"
-          + " low 32 bits."
+          + " low 32 bits.",
+      "With --scheme: the key of the text SCHEME makes of the ARGs, its SHA-256 without the"
+          + " 'writer-fence:' prefix; for example --scheme 'vibey.integrate:{0}:{1}' proj 42 is the"
+          + " key of 'vibey.integrate:proj:42'."
     })
 public final class KeyCommand implements Callable<Integer> {
   @Spec CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "the fence name")
-  String fenceName;
+  @Parameters(
+      arity = "1..*",
+      paramLabel = "NAME|ARG",
+      description =
+          "the fence name; with --scheme, the fence name for {name} or the arguments for {0},"
+              + " {1}...")
+  List<String> values;
+
+  @Option(
+      names = "--scheme",
+      paramLabel = "SCHEME",
+      description =
+          "a key scheme with {name} (advisory.key-scheme, one ARG: the fence name), or an advisory"
+              + " key template with {0}, {1}... (a method's advisoryKey, one ARG per index from 0);"
+              + " {{ and }} are literal braces")
+  String scheme;
 
   @Option(
       names = "--hex",
@@ -38,7 +62,7 @@ public final class KeyCommand implements Callable<Integer> {
   public Integer call() {
     long key;
     try {
-      key = AdvisoryKeys.keyOf(fenceName);
+      key = scheme == null ? AdvisoryKeys.keyOf(only("NAME")) : AdvisoryKeys.keyOfText(keyText());
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -46,6 +70,42 @@ public final class KeyCommand implements Callable<Integer> {
     out.println(format(key, hex));
     out.flush();
     return 0;
+  }
+
+  /** The text the scheme makes of the ARGs. */
+  private String keyText() {
+    if (scheme.contains("{name}")) {
+      return AdvisoryKeys.keyText(
+          AdvisoryKeys.checkKeyScheme(scheme), FenceArguments.fenceName(only("NAME")));
+    }
+    FenceNameTemplate template = FenceNameTemplate.parseAdvisoryKey(scheme);
+    int wanted = template.isConstant() ? 0 : template.argumentIndexes().last() + 1;
+    if (values.size() != wanted) {
+      throw new IllegalArgumentException(
+          "writer-fence: advisory key template '"
+              + scheme
+              + "' takes "
+              + wanted
+              + " ARG(s), one per placeholder index from {0}, but "
+              + values.size()
+              + " were given");
+    }
+    return template.resolve(values.toArray());
+  }
+
+  /** The one value given; a second one is bad input naming what was expected. */
+  private String only(String what) {
+    if (values.size() != 1) {
+      throw new IllegalArgumentException(
+          "writer-fence: key takes one "
+              + what
+              + " here, not "
+              + values.size()
+              + " values "
+              + values
+              + "; several ARGs go with --scheme and a template using {0}, {1}...");
+    }
+    return values.get(0);
   }
 
   /**

@@ -84,4 +84,63 @@ class KeyCommandTest {
             "Try './writer-fence key --help'");
     assertThat(run.out()).isEmpty();
   }
+
+  @Test
+  void aKeyTemplateFedByArgumentsGivesTheKeyOtherWritersHashWithoutThePrefix() {
+    Cli.Run run = Cli.run("key", "--scheme", "vibey.integrate:{0}:{1}", "proj", "42");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    // Python: int.from_bytes(hashlib.sha256(b"vibey.integrate:proj:42").digest()[:8], "big",
+    // signed=True)
+    assertThat(run.out().strip()).isEqualTo("-5474636962828788384");
+    Long sql =
+        EmbeddedDatabase.get()
+            .queryValue(
+                Long.class,
+                "SELECT ('x' || left(encode(sha256(convert_to(?, 'UTF8')), 'hex'), 16))"
+                    + "::bit(64)::bigint",
+                "vibey.integrate:proj:42");
+    assertThat(sql).isEqualTo(-5474636962828788384L);
+    assertThat(
+            Cli.run("key", "--hex", "--scheme", "vibey.integrate:{0}:{1}", "proj", "42")
+                .out()
+                .strip())
+        .isEqualTo(KeyCommand.format(-5474636962828788384L, true));
+  }
+
+  @Test
+  void aKeySchemeWithNameTakesTheFenceNameAndTheDefaultSchemeIsThePlainForm() {
+    Cli.Run scheme = Cli.run("key", "--scheme", "vibey.fence:{name}", "corpus");
+    assertThat(scheme.exitCode()).as(scheme.err()).isZero();
+    assertThat(scheme.out().strip()).isEqualTo("-432546600334352835");
+
+    Cli.Run plain = Cli.run("key", "--scheme", AdvisoryKeys.DEFAULT_KEY_SCHEME, "corpus");
+    assertThat(plain.out().strip()).isEqualTo(Long.toString(AdvisoryKeys.CORPUS_KEY));
+  }
+
+  @Test
+  void aBadTemplateOrTheWrongNumberOfArgumentsIsBadInputNamingIt() {
+    Cli.Run badPlaceholder = Cli.run("key", "--scheme", "vibey:{project}", "proj");
+    assertThat(badPlaceholder.exitCode()).isEqualTo(2);
+    assertThat(badPlaceholder.err())
+        .contains(
+            "advisory key template 'vibey:{project}' is not allowed: a placeholder is {N} with N"
+                + " an argument index from 0");
+    assertThat(badPlaceholder.out()).isEmpty();
+
+    Cli.Run tooFew = Cli.run("key", "--scheme", "vibey.integrate:{0}:{1}", "proj");
+    assertThat(tooFew.exitCode()).isEqualTo(2);
+    assertThat(tooFew.err())
+        .contains("advisory key template 'vibey.integrate:{0}:{1}' takes 2 ARG(s)")
+        .contains("but 1 were given");
+
+    Cli.Run twoNames = Cli.run("key", "corpus", "extra");
+    assertThat(twoNames.exitCode()).isEqualTo(2);
+    assertThat(twoNames.err()).contains("key takes one NAME here, not 2 values [corpus, extra]");
+
+    Cli.Run mixed = Cli.run("key", "--scheme", "x:{name}:{0}", "corpus");
+    assertThat(mixed.exitCode()).isEqualTo(2);
+    assertThat(mixed.err())
+        .contains("advisory.key-scheme 'x:{name}:{0}' is not allowed: text with {name}");
+  }
 }

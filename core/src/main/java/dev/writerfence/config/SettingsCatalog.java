@@ -5,6 +5,7 @@ import dev.writerfence.config.Setting.Kind;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.store.rpc.LeaseRpcContract;
@@ -438,6 +439,19 @@ public final class SettingsCatalog {
                   + " held, one per attempt)")
           .build();
 
+  /** {@code advisory.key-scheme}: how a fence name becomes the text its advisory key hashes. */
+  public static final Setting<String> ADVISORY_KEY_SCHEME =
+      Setting.builder("advisory.key-scheme", Kind.TEXT, AdvisoryKeys::checkKeyScheme)
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue(AdvisoryKeys.DEFAULT_KEY_SCHEME)
+          .allowed("text with {name} at least once, no other placeholder; {{ }} literal braces")
+          .example("vibey.fence:{name}")
+          .javaApi("AdvisoryLockStore.builder(…).keyScheme(…)")
+          .meaning(
+              "with backend=advisory, the text whose SHA-256 (first 8 bytes, signed) is a fence's"
+                  + " lock key, {name} being the fence name; a method's advisoryKey overrides it")
+          .build();
+
   /** {@code query-timeout}. */
   public static final Setting<Duration> QUERY_TIMEOUT =
       Setting.builder("query-timeout", Kind.DURATION, SettingsCatalog::queryTimeout)
@@ -482,7 +496,7 @@ public final class SettingsCatalog {
           .readBy(AGENT)
           .allowed(
               "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip]"
-                  + "[;retry.max-wait=DURATION][;interrupt-on-loss=true|false], comma-separated")
+                  + "[;retry.max-wait=DURATION][;interrupt-on-loss=true|false][;advisory-key=KEY], comma-separated")
           .example("com.acme.sync.Uploader#upload*=corpus/uploader;priority=10")
           .meaning("methods the agent fences, in code that cannot be recompiled")
           .build();
@@ -642,6 +656,7 @@ public final class SettingsCatalog {
           QUEUE_LISTEN,
           BACKEND,
           ADVISORY_POOL_SIZE,
+          ADVISORY_KEY_SCHEME,
           LEASE_RPC_ACQUIRE_FUNCTION,
           LEASE_RPC_RELEASE_FUNCTION,
           LEASE_RPC_HOLDER_TOKEN_PARAMETER,

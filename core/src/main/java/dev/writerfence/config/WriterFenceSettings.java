@@ -2,6 +2,7 @@ package dev.writerfence.config;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.rpc.LeaseRpcContract;
 import dev.writerfence.store.rpc.LeaseRpcStore;
@@ -253,6 +254,9 @@ public final class WriterFenceSettings {
               WriterFence.builder(
                   AdvisoryLockStore.builder(dataSource)
                       .poolSize(advisoryPoolSize())
+                      .keyScheme(
+                          get(SettingsCatalog.ADVISORY_KEY_SCHEME)
+                              .orElse(AdvisoryKeys.DEFAULT_KEY_SCHEME))
                       .schema(schema)
                       .queryTimeout(queryTimeout())
                       .build());

@@ -86,6 +86,11 @@ public final class FenceArguments {
   private static final String NAME_RULE =
       "1 to 200 characters, no control or format characters, no leading or trailing white space";
   private static final String LABEL_RULE = "up to 200 characters, no control or format characters";
+  private static final String KEY_TEXT_RULE =
+      "1 to 1000 characters, no control or format characters";
+
+  /** Longest advisory key text, in characters (Unicode code points). */
+  public static final int MAX_KEY_TEXT_LENGTH = 1000;
 
   private FenceArguments() {}
 
@@ -126,6 +131,30 @@ public final class FenceArguments {
           "writer-fence: holder label " + quote(holderLabel) + " is not allowed: " + LABEL_RULE);
     }
     return holderLabel;
+  }
+
+  /**
+   * Checks an advisory key text, the text whose SHA-256 names a fence's advisory lock ({@code
+   * AdvisoryKeys.keyOfText}): 1 to 1000 characters (code points), no control characters, no format
+   * characters, no unpaired surrogates. White space is allowed anywhere: the text is what another
+   * language's writer hashes, byte for byte.
+   *
+   * @param keyText the text to check
+   * @return the same text
+   * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
+   */
+  public static String advisoryKeyText(String keyText) {
+    if (keyText == null
+        || keyText.isEmpty()
+        || length(keyText) > MAX_KEY_TEXT_LENGTH
+        || hasForbiddenCharacter(keyText)) {
+      throw new IllegalArgumentException(
+          "writer-fence: advisory key text "
+              + quote(keyText)
+              + " is not allowed: "
+              + KEY_TEXT_RULE);
+    }
+    return keyText;
   }
 
   /**

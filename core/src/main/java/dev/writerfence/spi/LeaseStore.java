@@ -61,6 +61,63 @@ public interface LeaseStore {
   }
 
   /**
+   * Tries once to take the lease, locking the key an advisory key text names rather than the one
+   * the store derives from the fence name ({@code FenceRequest.Builder#advisoryKey}). The default,
+   * for a store that locks no key: with {@code null} one plain {@link #acquire(String, UUID,
+   * String, Duration)}; with a text, refused, so a call meant to exclude writers of that key never
+   * runs without excluding them.
+   *
+   * @param fenceName the fence name, already checked
+   * @param advisoryKey the advisory key text, already checked, or {@code null} for the store's own
+   *     key of the fence name
+   * @param holderToken as for {@link #acquire(String, UUID, String, Duration)}
+   * @param holderLabel the holder label, or {@code null}
+   * @param ttl whole seconds from 1 to 86400
+   * @return the lease's handle; empty when busy
+   * @throws IllegalArgumentException naming the fence and the text when the store takes no advisory
+   *     key text
+   */
+  default Optional<StoreLease> acquire(
+      String fenceName, String advisoryKey, UUID holderToken, String holderLabel, Duration ttl) {
+    if (advisoryKey != null) {
+      throw noAdvisoryKey(this, fenceName, advisoryKey);
+    }
+    return acquire(fenceName, holderToken, holderLabel, ttl);
+  }
+
+  /**
+   * {@link #acquireInTurn(Ticket, UUID, Duration)} locking the key an advisory key text names. The
+   * default: with {@code null} the plain {@code acquireInTurn}; with a text, refused as {@link
+   * #acquire(String, String, UUID, String, Duration)} refuses it.
+   *
+   * @param ticket the writer's ticket
+   * @param advisoryKey the advisory key text, or {@code null}
+   * @param holderToken the holder token minted for this acquire
+   * @param ttl whole seconds from 1 to 86400
+   * @return the lease, or busy with the ticket's place
+   * @throws IllegalArgumentException when the store takes no advisory key text
+   */
+  default Turn acquireInTurn(Ticket ticket, String advisoryKey, UUID holderToken, Duration ttl) {
+    if (advisoryKey != null) {
+      throw noAdvisoryKey(this, ticket.fenceName(), advisoryKey);
+    }
+    return acquireInTurn(ticket, holderToken, ttl);
+  }
+
+  private static IllegalArgumentException noAdvisoryKey(
+      LeaseStore store, String fenceName, String advisoryKey) {
+    return new IllegalArgumentException(
+        "writer-fence: fence '"
+            + fenceName
+            + "' names advisory key '"
+            + advisoryKey
+            + "', but its store ("
+            + store
+            + ") takes no advisory key: only the advisory backend (backend=advisory) locks one."
+            + " Use that backend, or drop the advisory key; the guarded code does not run");
+  }
+
+  /**
    * @param fenceName the fence name
    * @return the fence's row as operators see it, or empty when the name was never acquired
    */

@@ -15,15 +15,19 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -196,6 +200,7 @@ public final class FencedMethods {
   public static final class FencedMethod {
     private final WriterFenced annotation;
     private final FenceNameTemplate name;
+    private final FenceNameTemplate advisoryKey; // null: the store's key scheme
     private final String holderLabel;
     private final Duration ttl;
     private final boolean retryOverridden;
@@ -213,6 +218,7 @@ public final class FencedMethods {
         String lastParameterTypeName) {
       this.annotation = a;
       this.name = FenceNameTemplate.parse(a.value());
+      this.advisoryKey = a.advisoryKey().isEmpty() ? null : name.advisoryKey(a.advisoryKey());
       // Decorated here, once per method: a call passes the label as it is.
       this.holderLabel = a.holder().isEmpty() ? null : HolderLabel.of(a.holder());
       if (a.ttlSeconds() < 0) {
@@ -248,7 +254,17 @@ public final class FencedMethods {
               where, returnTypeName, subtypeOf, lastParameterTypeName, skip, interruptOnLoss);
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
-          name.isConstant() && !retryOverridden ? build(name.resolve(null), null) : null;
+          name.isConstant() && !retryOverridden && (advisoryKey == null || advisoryKey.isConstant())
+              ? build(
+                  name.resolve(null), null, advisoryKey == null ? null : advisoryKey.resolve(null))
+              : null;
+    }
+
+    /**
+     * @return the advisory key template, or empty when calls lock the store's key scheme's key
+     */
+    public Optional<FenceNameTemplate> advisoryKey() {
+      return Optional.ofNullable(advisoryKey);
     }
 
     /**
@@ -296,19 +312,18 @@ public final class FencedMethods {
         WriterFence fence, Object[] args, Class<?> declaredReturnType, FencedInvocation invocation)
         throws Throwable {
       String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
+      String keyText = keyText(args);
       BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
       if (lazy != null) {
         FencedCalls.Core c = core(fence);
         return lazy.defer(
             declaredReturnType,
-            () -> c.enter(fence, fenceName, holderLabel, ttl, policy, priority),
+            () -> enter(c, fence, fenceName, keyText, policy, false),
             invocation);
       }
       FencedCall call;
       try {
-        call =
-            core(fence)
-                .enter(fence, fenceName, holderLabel, ttl, policy, priority, interruptOnLoss);
+        call = enter(core(fence), fence, fenceName, keyText, policy, interruptOnLoss);
       } catch (WriterFenceBusyException busy) {
         if (skip == null) {
           throw busy;
@@ -341,13 +356,41 @@ public final class FencedMethods {
         throw new IllegalStateException("writer-fence: not a Kotlin suspend function");
       }
       String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
+      String keyText = keyText(args);
       BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
       FencedCalls.Core c = core(fence);
       return lazy.callSuspending(
           continuationType,
           args,
-          () -> c.enter(fence, fenceName, holderLabel, ttl, policy, priority),
+          () -> enter(c, fence, fenceName, keyText, policy, false),
           invocation);
+    }
+
+    /** The call's advisory key text, or {@code null} when calls lock the key scheme's key. */
+    private String keyText(Object[] args) {
+      if (advisoryKey == null) {
+        return null;
+      }
+      return constantRequest != null
+          ? constantRequest.advisoryKey().orElseThrow()
+          : advisoryKey.resolve(args);
+    }
+
+    /**
+     * Enters with the values ready; a call with an advisory key text goes through a request, the
+     * one way a key text reaches the store.
+     */
+    private FencedCall enter(
+        FencedCalls.Core c,
+        WriterFence fence,
+        String fenceName,
+        String keyText,
+        BusyRetryPolicy policy,
+        boolean interrupt) {
+      if (keyText == null) {
+        return c.enter(fence, fenceName, holderLabel, ttl, policy, priority, interrupt);
+      }
+      return c.enter(fence, build(fenceName, policy, keyText));
     }
 
     /**
@@ -360,11 +403,15 @@ public final class FencedMethods {
       if (constantRequest != null) {
         return constantRequest;
       }
-      return build(name.resolve(args), retryOverridden ? retryPolicy(defaultRetryPolicy) : null);
+      return build(
+          name.resolve(args),
+          retryOverridden ? retryPolicy(defaultRetryPolicy) : null,
+          keyText(args));
     }
 
-    private FenceRequest build(String fenceName, BusyRetryPolicy retryPolicy) {
+    private FenceRequest build(String fenceName, BusyRetryPolicy retryPolicy, String keyText) {
       return FenceRequest.builder(fenceName)
+          .advisoryKey(keyText)
           .holderLabel(holderLabel)
           .ttl(ttl)
           .retryPolicy(retryPolicy)
@@ -494,17 +541,27 @@ public final class FencedMethods {
   /**
    * A fence name with argument placeholders: {@code "corpus:{0}"} is {@code "corpus:"} followed by
    * the first argument's {@code toString()}. {@code {{} } and {@code }}} are literal braces. Parsed
-   * once per method; {@link #resolve} is cheap.
+   * once per method; {@link #resolve} is cheap. An advisory key template ({@link
+   * #parseAdvisoryKey}) has the same syntax, and its result is checked as an advisory key text.
    */
   public static final class FenceNameTemplate {
     private final String template;
     private final List<Object> parts; // String literals and Integer argument indexes
     private final int highestIndex;
+    private final String what; // "fence name" or "advisory key"
+    private final UnaryOperator<String> check;
 
-    private FenceNameTemplate(String template, List<Object> parts, int highestIndex) {
+    private FenceNameTemplate(
+        String template,
+        List<Object> parts,
+        int highestIndex,
+        String what,
+        UnaryOperator<String> check) {
       this.template = template;
       this.parts = parts;
       this.highestIndex = highestIndex;
+      this.what = what;
+      this.check = check;
     }
 
     /**
@@ -514,8 +571,25 @@ public final class FencedMethods {
      *     placeholder is not a non-negative integer, or a constant name breaks the fence name rule
      */
     public static FenceNameTemplate parse(String template) {
+      return parse(template, "fence name", FenceArguments::fenceName);
+    }
+
+    /**
+     * @param template the advisory key text or its template, for example {@code
+     *     "vibey.integrate:{0}:{1}"} (ADR 56)
+     * @return the parsed template, whose {@link #resolve} gives an advisory key text
+     * @throws IllegalArgumentException naming the template when a brace is unbalanced or a
+     *     placeholder is not a non-negative integer, or a constant text breaks the rule of {@link
+     *     FenceArguments#advisoryKeyText}
+     */
+    public static FenceNameTemplate parseAdvisoryKey(String template) {
+      return parse(template, "advisory key", FenceArguments::advisoryKeyText);
+    }
+
+    private static FenceNameTemplate parse(
+        String template, String what, UnaryOperator<String> check) {
       if (template == null) {
-        throw new IllegalArgumentException("writer-fence: fence name template is null");
+        throw new IllegalArgumentException("writer-fence: " + what + " template is null");
       }
       List<Object> parts = new ArrayList<>();
       StringBuilder literal = new StringBuilder();
@@ -533,7 +607,9 @@ public final class FencedMethods {
           String index = close < 0 ? "" : template.substring(i + 1, close);
           if (!index.matches("\\d{1,3}")) {
             throw new IllegalArgumentException(
-                "writer-fence: fence name template '"
+                "writer-fence: "
+                    + what
+                    + " template '"
                     + template
                     + "' is not allowed: a placeholder is {N} with N an argument index from 0,"
                     + " literal braces are {{ and }}");
@@ -548,7 +624,9 @@ public final class FencedMethods {
           i = close;
         } else if (c == '}') {
           throw new IllegalArgumentException(
-              "writer-fence: fence name template '"
+              "writer-fence: "
+                  + what
+                  + " template '"
                   + template
                   + "' is not allowed: unbalanced '}' (write }} for a literal brace)");
         } else {
@@ -559,9 +637,9 @@ public final class FencedMethods {
         parts.add(literal.toString());
       }
       if (highest < 0) {
-        FenceArguments.fenceName(parts.isEmpty() ? "" : (String) parts.get(0));
+        check.apply(parts.isEmpty() ? "" : (String) parts.get(0));
       }
-      return new FenceNameTemplate(template, List.copyOf(parts), highest);
+      return new FenceNameTemplate(template, List.copyOf(parts), highest, what, check);
     }
 
     /**
@@ -572,16 +650,60 @@ public final class FencedMethods {
     }
 
     /**
+     * Parses an advisory key template for calls of this fence name template ({@link
+     * #parseAdvisoryKey}), checked against it: every argument the key uses must be one this name
+     * uses too, so that one fence name always takes one key (ADR 56).
+     *
+     * @param template the advisory key text or its template, for example {@code
+     *     "vibey.integrate:{0}:{1}"}
+     * @return the parsed key template
+     * @throws IllegalArgumentException naming the template and what is allowed when it is malformed
+     *     or uses an argument this name does not
+     */
+    public FenceNameTemplate advisoryKey(String template) {
+      FenceNameTemplate key = parseAdvisoryKey(template);
+      SortedSet<Integer> extra = new TreeSet<>(key.argumentIndexes());
+      extra.removeAll(argumentIndexes());
+      if (!extra.isEmpty()) {
+        throw new IllegalArgumentException(
+            "writer-fence: advisory key template '"
+                + template
+                + "' is not allowed: it uses argument {"
+                + extra.first()
+                + "}, which the fence name '"
+                + this.template
+                + "' does not use; an advisory key may use only the fence name's arguments"
+                + " (so one fence name always takes one key)");
+      }
+      return key;
+    }
+
+    /**
+     * @return the argument indexes its placeholders use, in ascending order; empty for a constant
+     */
+    public SortedSet<Integer> argumentIndexes() {
+      SortedSet<Integer> indexes = new TreeSet<>();
+      for (Object part : parts) {
+        if (part instanceof Integer index) {
+          indexes.add(index);
+        }
+      }
+      return Collections.unmodifiableSortedSet(indexes);
+    }
+
+    /**
      * @param args the method's arguments; may be {@code null} for a method without any
-     * @return the fence name for this call
+     * @return the fence name (or advisory key text) for this call
      * @throws IllegalArgumentException when a placeholder's argument is missing or {@code null}, or
-     *     the resulting name breaks the fence name rule
+     *     the result breaks its rule
      */
     public String resolve(Object[] args) {
       int count = args == null ? 0 : args.length;
       if (highestIndex >= count) {
         throw new IllegalArgumentException(
-            "writer-fence: fence name template '"
+            "writer-fence: "
+                + what
+                + " template '"
                 + template
                 + "' uses argument {"
                 + highestIndex
@@ -595,18 +717,22 @@ public final class FencedMethods {
           Object arg = args[index];
           if (arg == null) {
             throw new IllegalArgumentException(
-                "writer-fence: fence name template '"
+                "writer-fence: "
+                    + what
+                    + " template '"
                     + template
                     + "': argument {"
                     + index
-                    + "} is null; a fence name needs a value");
+                    + "} is null; a "
+                    + what
+                    + " needs a value");
           }
           name.append(arg);
         } else {
           name.append((String) part);
         }
       }
-      return FenceArguments.fenceName(name.toString());
+      return check.apply(name.toString());
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.util.function.Predicate;
 final class FenceSpec {
   private final String method;
   private final FenceNameTemplate fenceName;
+  private final FenceNameTemplate advisoryKey; // null: the store's key scheme
   private final String holderLabel;
   private final Integer priority;
   private final Duration maxWait;
@@ -41,6 +42,7 @@ final class FenceSpec {
       LazyResults.LazyResult lazy) {
     this.method = method;
     this.fenceName = pattern == null ? null : pattern.fenceName();
+    this.advisoryKey = pattern == null ? null : pattern.advisoryKey();
     this.holderLabel = pattern == null ? null : pattern.holderLabel();
     this.priority = pattern == null ? null : pattern.priority();
     this.maxWait = pattern == null ? null : pattern.maxWait();
@@ -54,8 +56,11 @@ final class FenceSpec {
     this.exitReturnType = returnsFuture ? CompletableFuture.class : Void.class;
     this.lazy = lazy;
     this.constantRequest =
-        fenceName != null && fenceName.isConstant() && maxWait == null
-            ? build(fenceName.resolve(null), null)
+        fenceName != null
+                && fenceName.isConstant()
+                && maxWait == null
+                && (advisoryKey == null || advisoryKey.isConstant())
+            ? build(fenceName.resolve(null), null, null)
             : null;
   }
 
@@ -118,14 +123,16 @@ final class FenceSpec {
       return constantRequest;
     }
     try {
-      return build(fenceName.resolve(args), maxWait == null ? null : defaults.withMaxWait(maxWait));
+      return build(
+          fenceName.resolve(args), maxWait == null ? null : defaults.withMaxWait(maxWait), args);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(e.getMessage() + " (fence.methods on " + method + ")", e);
     }
   }
 
-  private FenceRequest build(String name, BusyRetryPolicy retryPolicy) {
+  private FenceRequest build(String name, BusyRetryPolicy retryPolicy, Object[] args) {
     return FenceRequest.builder(name)
+        .advisoryKey(advisoryKey == null ? null : advisoryKey.resolve(args))
         .holderLabel(holderLabel)
         .priority(priority)
         .retryPolicy(retryPolicy)

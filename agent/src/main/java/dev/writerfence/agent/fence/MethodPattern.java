@@ -18,17 +18,19 @@ import java.util.regex.Pattern;
 /**
  * One entry of {@code fence.methods}: {@code
  * CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]
- * [;interrupt-on-loss=true|false]}. {@code CLASS} is an exact binary class name ({@code
- * com.acme.Outer$Inner}); {@code METHOD} a method name in which {@code *} stands for any run of
- * characters; {@code FENCE} a fence name or template ({@code corpus:{0}}) and {@code HOLDER} a
- * holder label, split at the last {@code /}. Without {@code =} the fence name is the {@code
+ * [;interrupt-on-loss=true|false][;advisory-key=KEY]}. {@code CLASS} is an exact binary class name
+ * ({@code com.acme.Outer$Inner}); {@code METHOD} a method name in which {@code *} stands for any
+ * run of characters; {@code FENCE} a fence name or template ({@code corpus:{0}}) and {@code HOLDER}
+ * a holder label, split at the last {@code /}. Without {@code =} the fence name is the {@code
  * fence-name} setting; without {@code /} the holder is the {@code holder} setting. The options
  * after {@code ;} are those of {@code @WriterFenced}: {@code priority} (-100 to 100; default the
  * {@code priority} setting), {@code on-busy} ({@code throw}, the default, or {@code skip}), {@code
  * retry.max-wait} (a duration of at least 1 ms; default the {@code retry.max-wait} setting) and
- * {@code interrupt-on-loss} ({@code true} or {@code false}, the default: {@code interruptOnLoss}).
- * As {@code ,} separates entries, {@code ;} separates options: neither can appear in a fence name
- * or holder label written here.
+ * {@code interrupt-on-loss} ({@code true} or {@code false}, the default: {@code interruptOnLoss})
+ * and {@code advisory-key} (an advisory key text or template fed by the fence name's arguments, as
+ * {@code advisoryKey}: {@code advisory-key=vibey.integrate:{0}:{1}}). As {@code ,} separates
+ * entries, {@code ;} separates options: neither can appear in a fence name or holder label written
+ * here.
  *
  * @param text the entry as written, for messages
  * @param className the exact binary class name
@@ -40,6 +42,7 @@ import java.util.regex.Pattern;
  * @param onBusy what a call does when the fence stays busy; never {@code null}
  * @param maxWait the longest a busy call waits, or {@code null} for the fence's default
  * @param interruptOnLoss interrupt the call's thread when its lease is lost while the call runs
+ * @param advisoryKey the advisory key template, or {@code null} for the store's key scheme
  */
 record MethodPattern(
     String text,
@@ -50,11 +53,12 @@ record MethodPattern(
     Integer priority,
     OnBusy onBusy,
     Duration maxWait,
-    boolean interruptOnLoss) {
+    boolean interruptOnLoss,
+    FenceNameTemplate advisoryKey) {
   /** The form of an entry, for messages. */
   static final String FORM =
       "CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip][;retry.max-wait=DURATION]"
-          + "[;interrupt-on-loss=true|false]";
+          + "[;interrupt-on-loss=true|false][;advisory-key=KEY]";
 
   private static final Pattern CLASS_NAME =
       Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*");
@@ -81,6 +85,7 @@ record MethodPattern(
     OnBusy onBusy = OnBusy.THROW;
     Duration maxWait = null;
     boolean interruptOnLoss = false;
+    String advisoryKey = null;
     Set<String> seen = new HashSet<>();
     for (int i = 1; i < parts.length; i++) {
       String option = parts[i].strip();
@@ -100,12 +105,13 @@ record MethodPattern(
                       .withMaxWait(SettingsCatalog.duration("retry.max-wait", value))
                       .maxWait();
           case "interrupt-on-loss" -> interruptOnLoss = interruptOnLoss(value);
+          case "advisory-key" -> advisoryKey = value;
           default ->
               throw new IllegalArgumentException(
                   "option '"
                       + option
                       + "' is not one of priority=N, on-busy=throw|skip, retry.max-wait=DURATION,"
-                      + " interrupt-on-loss=true|false");
+                      + " interrupt-on-loss=true|false, advisory-key=KEY");
         }
       } catch (IllegalArgumentException e) {
         throw bad(entry, String.valueOf(e.getMessage()).replaceFirst("^writer-fence: ", ""));
@@ -139,16 +145,18 @@ record MethodPattern(
       holder = slash < 0 ? null : spec.substring(slash + 1).strip();
     }
     try {
+      FenceNameTemplate name = FenceNameTemplate.parse(fence);
       return new MethodPattern(
           entry,
           className,
           methodGlob,
-          FenceNameTemplate.parse(fence),
+          name,
           HolderLabel.of(holder), // decorated once, here
           priority,
           onBusy,
           maxWait,
-          interruptOnLoss);
+          interruptOnLoss,
+          advisoryKey == null ? null : name.advisoryKey(advisoryKey));
     } catch (IllegalArgumentException e) {
       throw bad(entry, e.getMessage());
     }

@@ -109,4 +109,26 @@ class MethodPatternTest {
         .hasMessageContaining(why)
         .hasMessageContaining("CLASS#METHOD[=FENCE[/HOLDER]][;priority=N][;on-busy=throw|skip]");
   }
+
+  @Test
+  void advisoryKeyIsATemplateFedByTheFenceNamesArguments() {
+    MethodPattern p =
+        MethodPattern.parse(
+            "com.acme.Jobs#integrate=integrate:{0}:{1};on-busy=skip"
+                + ";advisory-key=vibey.integrate:{0}:{1}",
+            Optional.empty());
+    assertThat(p.advisoryKey().resolve(new Object[] {"proj", 42}))
+        .isEqualTo("vibey.integrate:proj:42");
+    assertThat(MethodPattern.parse("a.B#x=f", Optional.empty()).advisoryKey()).isNull();
+
+    assertThatThrownBy(
+            () -> MethodPattern.parse("a.B#x=f:{0};advisory-key=k:{0}:{1}", Optional.empty()))
+        .isInstanceOf(AgentConfigurationException.class)
+        .hasMessageContaining(
+            "fence.methods entry 'a.B#x=f:{0};advisory-key=k:{0}:{1}' is not allowed:"
+                + " writer-fence: advisory key template 'k:{0}:{1}' is not allowed: it uses"
+                + " argument {1}, which the fence name 'f:{0}' does not use");
+    assertThatThrownBy(() -> MethodPattern.parse("a.B#x=f;advisory-key=", Optional.empty()))
+        .hasMessageContaining("advisory key text '' is not allowed");
+  }
 }

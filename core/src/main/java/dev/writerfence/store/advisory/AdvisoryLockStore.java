@@ -7,6 +7,8 @@ import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.SqlErrors;
 import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
+import dev.writerfence.spi.Turn;
 import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.security.SecureRandom;
@@ -35,7 +37,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The advisory-lock backend (ADR 7): a fence is a PostgreSQL session advisory lock on the 64-bit
- * key {@link AdvisoryKeys#keyOf} of its name, held on a connection pinned out of the store's own
+ * key {@link AdvisoryKeys#keyOf} of its name (or of the text the store's key scheme or the call's
+ * advisory key text makes of it, ADR 56), held on a connection pinned out of the store's own
  * bounded pool for the whole hold.
  *
  * <ul>
@@ -127,6 +130,8 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   private final long borrowTimeoutNanos;
   private final int queryTimeoutSeconds;
   private final String acquireSql;
+  private final String keyScheme;
+  private final boolean defaultScheme;
   private final ConcurrentMap<UUID, Pin> pins = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
@@ -190,6 +195,8 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
     this.pool = new Semaphore(b.poolSize, true);
     this.borrowTimeoutNanos = b.borrowTimeout.toNanos();
     this.queryTimeoutSeconds = PgLeaseStore.queryTimeoutSeconds(b.queryTimeout);
+    this.keyScheme = b.keyScheme;
+    this.defaultScheme = AdvisoryKeys.DEFAULT_KEY_SCHEME.equals(b.keyScheme);
     // One round trip: the token is taken only when the lock was won (CASE evaluates THEN only
     // then); the CTE is evaluated once because pg_try_advisory_lock is volatile.
     this.acquireSql =
@@ -259,10 +266,33 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   @Override
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
+    return acquire(fenceName, null, holderToken, holderLabel, ttl);
+  }
+
+  /**
+   * Tries once to take the advisory lock an advisory key text names ({@link
+   * AdvisoryKeys#keyOfText}), or, without one, the key of {@code fenceName} under this store's key
+   * scheme; otherwise as {@link #acquire(String, UUID, String, Duration)}. The lease keeps the
+   * fence name as its identity; its key is what renewal, release and {@link #status} check.
+   *
+   * @param fenceName the fence name, already checked
+   * @param advisoryKey the key text, or {@code null} for the key scheme's text of the fence name
+   * @param holderToken the holder token
+   * @param holderLabel the holder label, or {@code null}
+   * @param ttl whole seconds from 1 to 86400
+   * @return the lease, or empty when another session holds the lock (busy)
+   * @throws WriterFenceUnavailableException as {@link #acquire(String, UUID, String, Duration)}
+   * @throws IllegalArgumentException when {@code ttl} or the key text breaks its rule, or the
+   *     holder token already holds another fence or key in this store
+   */
+  @Override
+  public Optional<StoreLease> acquire(
+      String fenceName, String advisoryKey, UUID holderToken, String holderLabel, Duration ttl) {
     FenceArguments.ttlSeconds(ttl);
+    long key = keyOf(fenceName, advisoryKey);
     Pin existing = pins.get(holderToken);
     if (existing != null) {
-      if (existing.lease.fenceName().equals(fenceName)) {
+      if (existing.lease.fenceName().equals(fenceName) && existing.key == key) {
         return Optional.of(existing);
       }
       throw new IllegalArgumentException(
@@ -274,7 +304,6 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
               + fenceName
               + "'");
     }
-    long key = AdvisoryKeys.keyOf(fenceName);
     Connection connection = borrow(fenceName);
     boolean pinned = false;
     boolean mayHoldLock = false;
@@ -304,6 +333,44 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
         giveBack(connection, mayHoldLock);
       }
     }
+  }
+
+  /**
+   * One plain {@link #acquire(String, String, UUID, String, Duration)}: this store keeps no queue,
+   * so the ticket's priority plays no part.
+   *
+   * @param ticket the writer's ticket
+   * @param advisoryKey the key text, or {@code null} for the key scheme's
+   * @param holderToken the holder token
+   * @param ttl whole seconds from 1 to 86400
+   * @return the lease, or {@link Turn#BUSY_UNQUEUED}
+   */
+  @Override
+  public Turn acquireInTurn(Ticket ticket, String advisoryKey, UUID holderToken, Duration ttl) {
+    return acquire(ticket.fenceName(), advisoryKey, holderToken, ticket.holderLabel(), ttl)
+        .map(lease -> Turn.granted(lease, 0))
+        .orElse(Turn.BUSY_UNQUEUED);
+  }
+
+  /**
+   * @return the key this store locks for a fence name: the advisory key text's, or the key scheme's
+   *     text of the name
+   */
+  private long keyOf(String fenceName, String advisoryKey) {
+    if (advisoryKey != null) {
+      return AdvisoryKeys.keyOfText(advisoryKey);
+    }
+    return defaultScheme
+        ? AdvisoryKeys.keyOf(fenceName)
+        : AdvisoryKeys.keyOfText(AdvisoryKeys.keyText(keyScheme, fenceName));
+  }
+
+  /**
+   * @return the key scheme: the text whose {@code {name}} is each fence name, hashed into its key
+   *     unless a call names its own advisory key text
+   */
+  public String keyScheme() {
+    return keyScheme;
   }
 
   /**
@@ -429,7 +496,13 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
    */
   @Override
   public Optional<LeaseStatus> status(String fenceName) {
-    long key = AdvisoryKeys.keyOf(fenceName);
+    long key = keyOf(fenceName, null);
+    for (Pin pin : pins.values()) {
+      if (pin.lease.fenceName().equals(fenceName)) {
+        key = pin.key; // held here, perhaps under an advisory key text of its call
+        break;
+      }
+    }
     Map<Long, List<Integer>> locks = locks(fenceName);
     List<Integer> holders = locks.getOrDefault(key, List.of());
     if (holders.isEmpty()) {
@@ -781,23 +854,31 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   /**
    * @param other another object
    * @return {@code true} when {@code other} is an {@code AdvisoryLockStore} on the same DataSource
-   *     object and schema (pool size and timeouts play no part)
+   *     object, schema and key scheme (pool size and timeouts play no part)
    */
   @Override
   public boolean equals(Object other) {
     return other instanceof AdvisoryLockStore that
         && dataSource == that.dataSource
-        && schema.equals(that.schema);
+        && schema.equals(that.schema)
+        && keyScheme.equals(that.keyScheme);
   }
 
   @Override
   public int hashCode() {
-    return 31 * System.identityHashCode(dataSource) + schema.hashCode() + 1;
+    return 31 * (31 * System.identityHashCode(dataSource) + schema.hashCode())
+        + keyScheme.hashCode();
   }
 
   @Override
   public String toString() {
-    return "AdvisoryLockStore[schema=" + schema + ", poolSize=" + poolSize + "]";
+    return "AdvisoryLockStore[schema="
+        + schema
+        + ", poolSize="
+        + poolSize
+        + ", keyScheme="
+        + keyScheme
+        + "]";
   }
 
   /** Builds an {@link AdvisoryLockStore}. Not thread-safe. */
@@ -807,6 +888,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
     private String schema = FenceSchema.DEFAULT_SCHEMA;
     private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
     private Duration borrowTimeout = DEFAULT_BORROW_TIMEOUT;
+    private String keyScheme = AdvisoryKeys.DEFAULT_KEY_SCHEME;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -827,6 +909,20 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
                 + " is not allowed: at least 2 (the start-up self-check uses two connections)");
       }
       this.poolSize = poolSize;
+      return this;
+    }
+
+    /**
+     * @param keyScheme how a fence name becomes the text whose SHA-256 is its key: text with {@code
+     *     {name}} at least once and no other placeholder ({@link AdvisoryKeys#checkKeyScheme});
+     *     default {@value AdvisoryKeys#DEFAULT_KEY_SCHEME}. For example {@code vibey.fence:{name}}
+     *     to lock what other writers lock as {@code sha256("vibey.fence:" + name)}. A call naming
+     *     its own advisory key text does not use it
+     * @return this builder
+     * @throws IllegalArgumentException naming the value and what is allowed when it breaks the rule
+     */
+    public Builder keyScheme(String keyScheme) {
+      this.keyScheme = AdvisoryKeys.checkKeyScheme(keyScheme);
       return this;
     }
 

@@ -137,6 +137,7 @@ public class WriterFenceAutoConfiguration {
     }
     return AdvisoryLockStore.builder(dataSource.dataSource())
         .poolSize(poolSize)
+        .keyScheme(properties.getAdvisory().getKeyScheme())
         .schema(properties.getSchema().getName())
         .queryTimeout(properties.getQueryTimeout())
         .build();

@@ -6,6 +6,7 @@ import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
@@ -576,12 +577,27 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
      */
     private int poolSize = AdvisoryLockStore.DEFAULT_POOL_SIZE;
 
+    /**
+     * How a fence name becomes the text whose SHA-256 (first 8 bytes, signed big-endian) is its
+     * advisory-lock key: text with {name} at least once and no other placeholder, {{ and }} being
+     * literal braces. A method's @WriterFenced(advisoryKey) overrides it.
+     */
+    private String keyScheme = AdvisoryKeys.DEFAULT_KEY_SCHEME;
+
     public int getPoolSize() {
       return poolSize;
     }
 
     public void setPoolSize(int poolSize) {
       this.poolSize = poolSize;
+    }
+
+    public String getKeyScheme() {
+      return keyScheme;
+    }
+
+    public void setKeyScheme(String keyScheme) {
+      this.keyScheme = keyScheme;
     }
   }
 
