@@ -140,18 +140,14 @@ class PythonAdvisoryKeyTest {
     List<String> pythonSaw = new ArrayList<>();
     try (AdvisoryLockStore store = AdvisoryLockStore.builder(DB.dataSource()).build();
         WriterFence fence = WriterFence.builder(store).build()) {
-      Object result =
-          integrate(
-              fence,
-              integrator,
-              project,
-              7,
-              () -> {
-                try (PythonWorker python = PythonWorker.start("try", project, "7")) {
-                  pythonSaw.add(python.line());
-                  assertThat(python.exitCode()).isZero();
-                }
-              });
+      Work tryFromPython =
+          () -> {
+            try (PythonWorker python = PythonWorker.start("try", project, "7")) {
+              pythonSaw.add(python.line());
+              assertThat(python.exitCode()).isZero();
+            }
+          };
+      Object result = integrate(fence, integrator, project, 7, tryFromPython);
 
       assertThat(result).isEqualTo("integrated");
       assertThat(pythonSaw).containsExactly("deferred");
@@ -250,17 +246,13 @@ class PythonAdvisoryKeyTest {
     int skips = 0;
     try (Connection c = DB.dataSource().getConnection()) {
       while (integrator.runs.get() < ROUNDS) {
-        Object result =
-            integrate(
-                fence,
-                integrator,
-                project,
-                3,
-                () -> {
-                  append(c, table, writer, "start");
-                  Thread.sleep(ThreadLocalRandom.current().nextInt(5, 30));
-                  append(c, table, writer, "end");
-                });
+        Work section =
+            () -> {
+              append(c, table, writer, "start");
+              Thread.sleep(ThreadLocalRandom.current().nextInt(5, 30));
+              append(c, table, writer, "end");
+            };
+        Object result = integrate(fence, integrator, project, 3, section);
         if (result == null) {
           skips++;
         }
