@@ -8,6 +8,7 @@ import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
@@ -20,6 +21,8 @@ import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.PgBouncer;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,6 +82,56 @@ class AdvisoryBackendTest {
     public long once(String fence) {
       return WriterFence.current(fence).map(FenceLease::fencingToken).orElse(-1L);
     }
+  }
+
+  /** Fenced under another key scheme: a method naming its key, and one under the store's. */
+  public static class KeyedWriter {
+    @WriterFenced(
+        value = "integrate-{0}-{1}",
+        advisoryKey = "vibey.integrate:{0}:{1}",
+        onBusy = OnBusy.SKIP)
+    public Long integrate(String project, int cycle) {
+      return keyLocks(AdvisoryKeys.keyOfText("vibey.integrate:" + project + ":" + cycle));
+    }
+
+    @WriterFenced("{0}")
+    public Long schemed(String fence) {
+      return keyLocks(AdvisoryKeys.keyOfText("vibey.fence:" + fence));
+    }
+  }
+
+  @Test
+  void theKeySchemePropertyAndAnAdvisoryKeyDecideTheLockThroughSpringAop() {
+    runner
+        .withBean(KeyedWriter.class)
+        .withPropertyValues("writer-fence.advisory.key-scheme=vibey.fence:{name}")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(AdvisoryLockStore.class).keyScheme())
+                  .isEqualTo("vibey.fence:{name}");
+              KeyedWriter writer = context.getBean(KeyedWriter.class);
+              String fence = FenceNames.random("schemed");
+              assertThat(writer.schemed(fence)).isEqualTo(1L);
+              String project = FenceNames.random("proj");
+              assertThat(writer.integrate(project, 42)).isEqualTo(1L);
+              // Another session holds the key: the method is skipped, it does not run.
+              long key = AdvisoryKeys.keyOfText("vibey.integrate:" + project + ":42");
+              try (Connection other = DB.dataSource().getConnection();
+                  Statement st = other.createStatement()) {
+                st.execute("SELECT pg_advisory_lock(" + key + ")");
+                assertThat(writer.integrate(project, 42)).isNull();
+                st.execute("SELECT pg_advisory_unlock(" + key + ")");
+              }
+            });
+    runner
+        .withPropertyValues("writer-fence.advisory.key-scheme=vibey.fence")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(messages(context.getStartupFailure()))
+                  .contains("advisory.key-scheme 'vibey.fence' is not allowed: text with {name}");
+            });
   }
 
   @Test
@@ -299,7 +352,11 @@ class AdvisoryBackendTest {
 
   /** Granted session advisory locks on the fence's 64-bit key, over every session. */
   static long locksOn(String fenceName) {
-    long key = AdvisoryKeys.keyOf(fenceName);
+    return keyLocks(AdvisoryKeys.keyOf(fenceName));
+  }
+
+  /** Granted session advisory locks on a 64-bit key, over every session. */
+  static long keyLocks(long key) {
     return DB.queryValue(
         Long.class,
         "SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND granted"
