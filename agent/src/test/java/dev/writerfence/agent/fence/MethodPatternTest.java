@@ -3,9 +3,11 @@ package dev.writerfence.agent.fence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.writerfence.FenceRequest;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.annotation.OnBusy;
+import dev.writerfence.retry.BusyRetryPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -120,6 +122,12 @@ class MethodPatternTest {
     assertThat(p.advisoryKey().resolve(new Object[] {"proj", 42}))
         .isEqualTo("vibey.integrate:proj:42");
     assertThat(MethodPattern.parse("a.B#x=f", Optional.empty()).advisoryKey()).isNull();
+    // What the agent's advice asks of the fence for one call: the fence name and the key text.
+    FenceRequest request =
+        FenceSpec.configured("Jobs.integrate", p, "void", false, "void"::equals, null)
+            .request(new Object[] {"proj", 42}, BusyRetryPolicy.defaults());
+    assertThat(request.fenceName()).isEqualTo("integrate:proj:42");
+    assertThat(request.advisoryKey()).contains("vibey.integrate:proj:42");
 
     assertThatThrownBy(
             () -> MethodPattern.parse("a.B#x=f:{0};advisory-key=k:{0}:{1}", Optional.empty()))
