@@ -60,6 +60,21 @@ public final class PrefixedLeaseStore implements LeaseStore {
     return delegate.acquire(inDatabase(fenceName), holderToken, holderLabel, ttl);
   }
 
+  /**
+   * Forwards an advisory key text unchanged: it names a lock shared with writers outside the test
+   * on purpose, so the prefix does not isolate it.
+   */
+  @Override
+  public Optional<StoreLease> acquire(
+      String fenceName, String advisoryKey, UUID holderToken, String holderLabel, Duration ttl) {
+    return delegate.acquire(inDatabase(fenceName), advisoryKey, holderToken, holderLabel, ttl);
+  }
+
+  @Override
+  public Turn acquireInTurn(Ticket ticket, String advisoryKey, UUID holderToken, Duration ttl) {
+    return delegate.acquireInTurn(inDatabase(ticket), advisoryKey, holderToken, ttl);
+  }
+
   @Override
   public Optional<LeaseStatus> status(String fenceName) {
     return delegate.status(inDatabase(fenceName)).map(this::asAsked);

@@ -59,9 +59,15 @@ public final class RecordingLeaseStore implements LeaseStore {
   @Override
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
+    return acquire(fenceName, null, holderToken, holderLabel, ttl);
+  }
+
+  @Override
+  public Optional<StoreLease> acquire(
+      String fenceName, String advisoryKey, UUID holderToken, String holderLabel, Duration ttl) {
     acquireTokens.add(holderToken);
     return delegate
-        .acquire(fenceName, holderToken, holderLabel, ttl)
+        .acquire(fenceName, advisoryKey, holderToken, holderLabel, ttl)
         .map(lease -> new Recorded(lease, holderToken));
   }
 
@@ -84,8 +90,13 @@ public final class RecordingLeaseStore implements LeaseStore {
 
   @Override
   public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
+    return acquireInTurn(ticket, null, holderToken, ttl);
+  }
+
+  @Override
+  public Turn acquireInTurn(Ticket ticket, String advisoryKey, UUID holderToken, Duration ttl) {
     acquireTokens.add(holderToken);
-    Turn turn = delegate.acquireInTurn(ticket, holderToken, ttl);
+    Turn turn = delegate.acquireInTurn(ticket, advisoryKey, holderToken, ttl);
     return new Turn(
         turn.lease().map(lease -> new Recorded(lease, holderToken)), turn.place(), turn.waiters());
   }
