@@ -136,6 +136,19 @@ public final class EmbeddedDatabase {
   }
 
   /**
+   * @param key a 64-bit advisory-lock key
+   * @return how many sessions of any database hold it now ({@code pg_locks}, granted)
+   */
+  public long advisoryHolders(long key) {
+    return queryValue(
+        Long.class,
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
+            + " AND classid::bigint = ? AND objid::bigint = ?",
+        key >>> 32,
+        key & 0xFFFF_FFFFL);
+  }
+
+  /**
    * Runs a query as the superuser and returns the first column of its only row.
    *
    * @param type the Java type of that column

@@ -46,11 +46,6 @@ class DelegatingStoresAdvisoryKeyTest {
   }
 
   private static long holdersOf(long key) {
-    return DB.queryValue(
-        Long.class,
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
-            + " AND classid::bigint = ? AND objid::bigint = ?",
-        key >>> 32,
-        key & 0xFFFF_FFFFL);
+    return DB.advisoryHolders(key);
   }
 }

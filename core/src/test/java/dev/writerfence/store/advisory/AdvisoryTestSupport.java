@@ -13,12 +13,7 @@ final class AdvisoryTestSupport {
    * @return how many sessions hold it now
    */
   static long holdersOf(long key) {
-    return DB.queryValue(
-        Long.class,
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
-            + " AND classid::bigint = ? AND objid::bigint = ?",
-        key >>> 32,
-        key & 0xFFFF_FFFFL);
+    return DB.advisoryHolders(key);
   }
 
   /**
