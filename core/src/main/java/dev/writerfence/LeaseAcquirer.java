@@ -354,7 +354,7 @@ final class LeaseAcquirer {
       boolean waited,
       long queuedNanos) {
     UUID holderToken = UUID.randomUUID(); // one token for every attempt: a repeat is idempotent
-    // Only a request names one (weaving modes build a request when a method names one, ADR 56).
+    // Only a request names one (weaving modes build a request when a method names one, ADR 58).
     String advisoryKey = request == null ? null : request.advisoryKey().orElse(null);
     String label = holderLabel != null ? holderLabel : fence.defaultHolderLabel;
     Duration ttl = askedTtl != null ? askedTtl : fence.defaultTtl;

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  * {@code writer-fence key --scheme SCHEME ARG...}: the key under a key scheme ({@code {name}}, the
  * {@code advisory.key-scheme} setting, one ARG: the fence name) or an advisory key template ({@code
  * {0}}, {@code {1}}…, a method's {@code advisoryKey}, one ARG per placeholder index), hashed by
- * {@link AdvisoryKeys#keyOfText} (ADR 56).
+ * {@link AdvisoryKeys#keyOfText} (ADR 58).
  */
 @Command(
     name = "key",

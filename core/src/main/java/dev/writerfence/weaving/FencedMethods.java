@@ -576,7 +576,7 @@ public final class FencedMethods {
 
     /**
      * @param template the advisory key text or its template, for example {@code
-     *     "vibey.integrate:{0}:{1}"} (ADR 56)
+     *     "vibey.integrate:{0}:{1}"} (ADR 58)
      * @return the parsed template, whose {@link #resolve} gives an advisory key text
      * @throws IllegalArgumentException naming the template when a brace is unbalanced or a
      *     placeholder is not a non-negative integer, or a constant text breaks the rule of {@link
@@ -652,7 +652,7 @@ public final class FencedMethods {
     /**
      * Parses an advisory key template for calls of this fence name template ({@link
      * #parseAdvisoryKey}), checked against it: every argument the key uses must be one this name
-     * uses too, so that one fence name always takes one key (ADR 56).
+     * uses too, so that one fence name always takes one key (ADR 58).
      *
      * @param template the advisory key text or its template, for example {@code
      *     "vibey.integrate:{0}:{1}"}

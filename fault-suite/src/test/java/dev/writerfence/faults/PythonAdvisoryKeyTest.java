@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Python job worker on Debian's asyncpg and a Java writer on the advisory backend exclude each
- * other on one key (ADR 56): the worker computes {@code
+ * other on one key (ADR 58): the worker computes {@code
  * sha256("vibey.integrate:<project>:<cycle>")} its own way and holds {@code pg_try_advisory_lock}
  * on a connection pinned out of its pool; the Java method says {@code advisoryKey =
  * "vibey.integrate:{0}:{1}"} on {@code @WriterFenced}, entered through {@link

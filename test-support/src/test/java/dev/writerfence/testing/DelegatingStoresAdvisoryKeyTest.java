@@ -11,7 +11,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * The test kit's delegating stores pass an advisory key text through unchanged (ADR 56): it names a
+ * The test kit's delegating stores pass an advisory key text through unchanged (ADR 58): it names a
  * lock shared with writers outside the test, so the prefix leaves it alone.
  */
 class DelegatingStoresAdvisoryKeyTest {

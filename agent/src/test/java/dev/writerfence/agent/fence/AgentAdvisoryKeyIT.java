@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The legacy sample fenced by the real agent jar on the advisory backend with a {@code
- * fence.methods} entry naming an {@code advisory-key} (ADR 56): the call locks the key of the text
+ * fence.methods} entry naming an {@code advisory-key} (ADR 58): the call locks the key of the text
  * its arguments make, so a session outside writer-fence that holds that key keeps the method from
  * running, and a hold of the method is that key in {@code pg_locks}.
  */

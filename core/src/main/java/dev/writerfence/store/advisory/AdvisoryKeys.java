@@ -20,7 +20,7 @@ import java.security.NoSuchAlgorithmException;
  * <p>That is the default key scheme, {@value #DEFAULT_KEY_SCHEME}. A store may take another ({@code
  * advisory.key-scheme}, {@link #checkKeyScheme}), and a fenced method or request may name its own
  * key text ({@code @WriterFenced(advisoryKey = ...)}, {@code FenceRequest.Builder #advisoryKey}),
- * so that writer-fence takes the very key that writers outside it already lock (ADR 56): the key of
+ * so that writer-fence takes the very key that writers outside it already lock (ADR 58): the key of
  * a key text is {@link #keyOfText}, the same hash without the prefix.
  *
  * <p>The key of {@code corpus} is {@value #CORPUS_KEY}. Keys of different names can collide (a

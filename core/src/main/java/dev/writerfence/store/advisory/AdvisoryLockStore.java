@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The advisory-lock backend (ADR 7): a fence is a PostgreSQL session advisory lock on the 64-bit
  * key {@link AdvisoryKeys#keyOf} of its name (or of the text the store's key scheme or the call's
- * advisory key text makes of it, ADR 56), held on a connection pinned out of the store's own
+ * advisory key text makes of it, ADR 58), held on a connection pinned out of the store's own
  * bounded pool for the whole hold.
  *
  * <ul>

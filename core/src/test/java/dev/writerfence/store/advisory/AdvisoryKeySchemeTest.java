@@ -32,7 +32,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The advisory backend's key scheme and a call's advisory key text (ADR 56): the lock taken is the
+ * The advisory backend's key scheme and a call's advisory key text (ADR 58): the lock taken is the
  * one a writer outside writer-fence takes for the same text, the fence name stays the identity, and
  * a bad scheme or template is refused naming it.
  */
