@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The agent's {@link AuditGate.Sink}: records each unfenced write once per call site (client,
@@ -38,6 +39,17 @@ final class AuditRecorder implements AuditGate.Sink {
   /** A call site's writes under one hold; {@code fenceName} {@code null} for unfenced ones. */
   private record SiteKey(
       String client, String operation, CallSites.Site site, String fenceName, String holderLabel) {}
+
+  /** A client operation, whose call sites' depth sizes the next walk. */
+  private record Operation(String client, String operation) {}
+
+  /**
+   * The deepest call site found so far per client operation, as {@link CallSites.Site#depth()}: the
+   * next walk asks for a first batch that reaches it. The deepest rather than the last, since a
+   * batch a few frames too long costs less than a second one; a call site deeper than any before
+   * takes the JDK's further batches once and raises it.
+   */
+  private final Map<Operation, AtomicInteger> depths = new ConcurrentHashMap<>();
 
   /** Operations that begin a multipart upload, whose later steps are the same logical write. */
   private static final Set<String> MULTIPART_STARTS =
@@ -94,13 +106,15 @@ final class AuditRecorder implements AuditGate.Sink {
   @Override
   public void unfenced(String client, String operation, Object target, String bucket, String key) {
     boolean enforce = settings.mode() == AuditMode.ENFORCE;
-    SiteWrites write;
+    Write write = new Write(client, target, bucket, key);
+    SiteWrites row;
     try {
-      write = record(client, operation, target, bucket, key, null, null);
-      if (write == null) {
+      // The walk starts here: every frame between it and the call site costs the walk.
+      row = record(write, operation, callSites.find(depth(client, operation)), null, null);
+      if (row == null) {
         return; // a library thread continuing a logical write judged where it started
       }
-      if (recordedAny.compareAndSet(false, true)) {
+      if (!recordedAny.get() && recordedAny.compareAndSet(false, true)) {
         onFirstWrite.run();
       }
     } catch (RuntimeException | LinkageError e) {
@@ -114,10 +128,10 @@ final class AuditRecorder implements AuditGate.Sink {
       return;
     }
     if (enforce) {
-      write.refused.incrementAndGet();
-      WriteTarget named = target(client, target, bucket, key);
+      row.refused.incrementAndGet();
+      WriteTarget named = write.named();
       throw new UnfencedWriteException(
-          client, operation, named.bucket(), named.key(), write.callSite, write.requiredFence);
+          client, operation, named.bucket(), named.key(), row.callSite, row.requiredFence);
     }
   }
 
@@ -130,7 +144,12 @@ final class AuditRecorder implements AuditGate.Sink {
       String key,
       HeldFenceStack.Entry hold) {
     try {
-      record(client, operation, target, bucket, key, hold.fenceName(), hold.holderLabel());
+      record(
+          new Write(client, target, bucket, key),
+          operation,
+          callSites.find(depth(client, operation)),
+          hold.fenceName(),
+          hold.holderLabel());
     } catch (RuntimeException | LinkageError e) {
       // A fenced write goes on whatever the map misses.
       AgentLog.once(
@@ -140,25 +159,27 @@ final class AuditRecorder implements AuditGate.Sink {
   }
 
   /**
-   * Counts one write in the row of its call site and hold.
+   * Counts one write in the row of its call site and hold. A write already seen at its call site
+   * costs the stack walk that finds the site, one map lookup and the count; its target is read only
+   * when the row's key sample still has room, a multipart upload is followed, or the site is new,
+   * and then once.
    *
    * @return the row, or {@code null} when the stack has no application frame
    */
   private SiteWrites record(
-      String client,
+      Write write,
       String operation,
-      Object target,
-      String bucket,
-      String key,
+      Optional<CallSites.Site> callSite,
       String fenceName,
       String holderLabel) {
-    Optional<CallSites.Site> callSite = callSites.find();
     if (callSite.isEmpty()) {
       return null;
     }
+    String client = write.client;
+    learnDepth(client, operation, callSite.get().depth());
     String upload = null;
     if (MULTIPART_STARTS.contains(operation) || MULTIPART_STEPS.contains(operation)) {
-      WriteTarget named = target(client, target, bucket, key);
+      WriteTarget named = write.named();
       upload = String.join("\n", client, "" + named.bucket(), "" + named.key(), "" + fenceName);
       SiteWrites started =
           MULTIPART_ENDS.contains(operation) ? openUploads.remove(upload) : openUploads.get(upload);
@@ -169,10 +190,10 @@ final class AuditRecorder implements AuditGate.Sink {
     SiteWrites row =
         bySite.computeIfAbsent(
             new SiteKey(client, operation, callSite.get(), fenceName, holderLabel),
-            k -> firstAt(k, target, bucket, key));
+            k -> firstAt(k, write));
     row.seen();
     if (row.samplesKeys()) {
-      row.sample(target(client, target, bucket, key).key());
+      row.sample(write.named().key());
     }
     if (upload != null
         && MULTIPART_STARTS.contains(operation)
@@ -187,12 +208,12 @@ final class AuditRecorder implements AuditGate.Sink {
    * file and line, the target described), done once per site. Two bytecode indexes on one line
    * share one row.
    */
-  private SiteWrites firstAt(SiteKey k, Object target, String bucket, String key) {
+  private SiteWrites firstAt(SiteKey k, Write write) {
     String callSite = k.site().describe();
     if (k.fenceName() == null) {
       annotated.check(callSite); // an unfenced write inside a @WriterFenced method: say so
     }
-    WriteTarget named = target(k.client(), target, bucket, key);
+    WriteTarget named = write.named();
     return rows.computeIfAbsent(
         String.join(
             " ",
@@ -215,19 +236,60 @@ final class AuditRecorder implements AuditGate.Sink {
   }
 
   /**
+   * @return the deepest call site found so far for this client operation, 0 before the first: the
+   *     size of the walk's first batch
+   */
+  private int depth(String client, String operation) {
+    AtomicInteger depth = depths.get(new Operation(client, operation));
+    return depth == null ? 0 : depth.get();
+  }
+
+  private void learnDepth(String client, String operation, int found) {
+    AtomicInteger depth = depths.get(new Operation(client, operation));
+    if (depth == null) {
+      depth = depths.computeIfAbsent(new Operation(client, operation), k -> new AtomicInteger());
+    }
+    if (found > depth.get()) {
+      depth.accumulateAndGet(found, Math::max);
+    }
+  }
+
+  /**
    * @param hook run once, on the thread of the first unfenced write recorded
    */
   void onFirstWrite(Runnable hook) {
     this.onFirstWrite = hook;
   }
 
-  /** The bucket and object key given, or else read from the client's request object. */
-  private WriteTarget target(String client, Object target, String bucket, String key) {
-    if (bucket != null || key != null) {
-      return new WriteTarget(bucket, key);
+  /**
+   * One write as the gate passed it. Its bucket and object key are the text given, or else read
+   * from the client's request object, by reflection for most clients: at most once per write.
+   */
+  private final class Write {
+    final String client;
+    private final Object target;
+    private final String bucket;
+    private final String key;
+    private WriteTarget named;
+
+    Write(String client, Object target, String bucket, String key) {
+      this.client = client;
+      this.target = target;
+      this.bucket = bucket;
+      this.key = key;
     }
-    ClientAudit audit = clients.get(client);
-    return audit == null ? WriteTarget.reflect(target) : audit.describe(target);
+
+    WriteTarget named() {
+      if (named == null) {
+        if (bucket != null || key != null) {
+          named = new WriteTarget(bucket, key);
+        } else {
+          ClientAudit audit = clients.get(client);
+          named = audit == null ? WriteTarget.reflect(target) : audit.describe(target);
+        }
+      }
+      return named;
+    }
   }
 
   /**

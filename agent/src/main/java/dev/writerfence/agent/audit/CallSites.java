@@ -25,8 +25,21 @@ final class CallSites {
    */
   static final String PROJECT = String.join(".", "dev", "writerfence");
 
-  /** Frames the first batch of a walk holds; a deeper call site only takes a second batch. */
+  /**
+   * The first batch of a walk when nothing is known yet of where the call site lies; a deeper call
+   * site only takes a second batch.
+   */
   static final int ESTIMATED_DEPTH = 12;
+
+  /** The largest first batch asked for; a deeper call site takes the JDK's further batches. */
+  static final int MAX_ESTIMATE = 40;
+
+  /**
+   * Frames to ask for beyond the depth of the call site: Java 17 fills two frames fewer into the
+   * first batch than the estimate it is given (measured; Java 25 none, where the two cost about 170
+   * ns).
+   */
+  static final int BATCH_SLACK = 2;
 
   /**
    * Frames never taken for the application's: the JDK and the frameworks around writer-fence, whose
@@ -80,12 +93,11 @@ final class CallSites {
       };
 
   /**
-   * The application frame is a few frames below the recorder (the gate, the advised method and its
-   * overloads, a client's wrappers): a small first batch, which the JDK fills and resolves whole,
-   * costs less than its default.
+   * A walker per first batch size. The JDK fills and resolves every frame of a batch, about 125 ns
+   * each on Java 17, whether the walk reads it or not, and a second batch costs more than a few
+   * frames too many: the batch that ends at the call site is the cheapest walk.
    */
-  private final StackWalker walker =
-      StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), ESTIMATED_DEPTH);
+  private final StackWalker[] walkers = new StackWalker[MAX_ESTIMATE + 1];
 
   /**
    * @param libraryPackages the package prefixes of the audited client libraries
@@ -106,6 +118,9 @@ final class CallSites {
     List<String> wrap = new ArrayList<>(WRAPPER_LIBRARIES);
     wrap.addAll(wrapperPackages);
     this.wrappers = wrap.toArray(new String[0]);
+    for (int i = 1; i <= MAX_ESTIMATE; i++) {
+      walkers[i] = StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), i);
+    }
   }
 
   /**
@@ -118,23 +133,40 @@ final class CallSites {
    *     wrapper; empty when it has neither
    */
   Optional<Site> find() {
-    return walker.walk(
+    return find(0);
+  }
+
+  /**
+   * As {@link #find()}, with the walk's first batch sized to where the call site was found before.
+   *
+   * @param depth the {@link Site#depth()} of an earlier call site found from the same caller (of
+   *     the same operation), or 0 when unknown; only the walk's cost depends on it
+   * @return as {@link #find()}
+   */
+  Optional<Site> find(int depth) {
+    int estimate = depth <= 0 ? ESTIMATED_DEPTH : Math.min(depth + BATCH_SLACK, MAX_ESTIMATE);
+    return walkers[estimate].walk(
         frames -> {
           StackWalker.StackFrame firstWrapper = null;
           StackWalker.StackFrame nearestWrapper = null;
+          int firstWrapperAt = 0;
+          int at = 0;
           for (StackWalker.StackFrame f : (Iterable<StackWalker.StackFrame>) frames::iterator) {
+            at++;
             Role role = roles.get(f.getDeclaringClass());
             if (role == Role.APPLICATION) {
-              return Optional.of(new Site(f, nearestWrapper));
+              return Optional.of(new Site(f, nearestWrapper, at));
             }
             if (role == Role.WRAPPER) {
               nearestWrapper = f;
               if (firstWrapper == null) {
                 firstWrapper = f;
+                firstWrapperAt = at;
               }
             }
           }
-          return Optional.ofNullable(firstWrapper).map(w -> new Site(w, null));
+          int wrapperAt = firstWrapperAt;
+          return Optional.ofNullable(firstWrapper).map(w -> new Site(w, null, wrapperAt));
         });
   }
 
@@ -149,13 +181,23 @@ final class CallSites {
     private final Class<?> type;
     private final String method;
     private final int bci;
+    private final int depth;
 
-    Site(StackWalker.StackFrame frame, StackWalker.StackFrame wrapper) {
+    Site(StackWalker.StackFrame frame, StackWalker.StackFrame wrapper, int depth) {
       this.frame = frame;
       this.wrapper = wrapper;
+      this.depth = depth;
       this.type = frame.getDeclaringClass();
       this.method = frame.getMethodName();
       this.bci = frame.getByteCodeIndex();
+    }
+
+    /**
+     * @return the frame's position on the stack, {@link CallSites#find(int)} itself being 1; not
+     *     part of the site's identity
+     */
+    int depth() {
+      return depth;
     }
 
     /**

@@ -39,7 +39,9 @@ final class SiteWrites {
   final AtomicLong refused = new AtomicLong();
   private volatile Instant lastSeen;
   private final Set<String> keys = new LinkedHashSet<>();
-  private boolean moreKeys;
+
+  /** Set once, under the lock; read without it by {@link #samplesKeys()}, on every write. */
+  private volatile boolean moreKeys;
 
   SiteWrites(
       String client,
@@ -74,7 +76,7 @@ final class SiteWrites {
   /**
    * @return whether the key sample still has room: only then is a write's key worth reading
    */
-  synchronized boolean samplesKeys() {
+  boolean samplesKeys() {
     return !moreKeys;
   }
 
