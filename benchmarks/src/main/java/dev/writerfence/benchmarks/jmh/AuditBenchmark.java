@@ -9,9 +9,16 @@ import dev.writerfence.spi.FencedCalls;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.gaul.s3proxy.BlobStores;
+import org.gaul.s3proxy.S3Proxy;
+import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.blobstore.BlobStore;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -21,6 +28,14 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * The cost the agent's audit advice adds to a storage call, on the JDK's own file classes (which
@@ -36,15 +51,20 @@ import org.openjdk.jmh.annotations.TearDown;
  *       judged fenced, nothing reported.
  *   <li>{@code unfencedWrite}: the same with no fence: reported once for its call site, after which
  *       every call walks the stack to find that call site and counts it.
+ *   <li>{@code fileWrite4k}: the cheapest real write the audit guards, a 4 kB file written (open,
+ *       write 4,096 bytes, close) under {@code audit.paths} with no fence: in the agent's fork an
+ *       unfenced write whose call site is already reported, in the other the write alone.
+ *   <li>{@code s3Put}: the other one, a 4 kB object PUT through the AWS SDK v2 {@code S3Client} to
+ *       S3Proxy on 127.0.0.1 (in-memory store, started in the fork), with no fence, likewise.
  * </ul>
  *
  * <p>A file open costs microseconds of system calls, whose spread between two forks is wider than
  * the advice itself; so the {@code gate...} methods also call what the inlined advice calls ({@link
  * FileWriteGate}) directly, with the same arguments, and nothing else: {@code gateRead} as {@code
  * RandomAccessFile(f, "r")} under {@code audit.paths} would (not a write: the gate returns on the
- * open mode), {@code gateOutside} and {@code gateFencedWrite} as the file rows above. Without the
- * agent the gate has no {@code audit.paths} and returns at once; in the agent's fork the bootstrap
- * class loader's copy, configured by the agent, answers.
+ * open mode), {@code gateOutside}, {@code gateFencedWrite} and {@code gateUnfencedWrite} as the
+ * file rows above. Without the agent the gate has no {@code audit.paths} and returns at once; in
+ * the agent's fork the bootstrap class loader's copy, configured by the agent, answers.
  *
  * <p>{@value #DIR} names the directory (the launcher makes it and passes it to both forks); without
  * it a temporary one is made.
@@ -59,9 +79,14 @@ public class AuditBenchmark {
   /** {@code RandomAccessFile}'s internal read-only open mode, as its advice passes it. */
   private static final int READ_ONLY = 1;
 
+  /** Bytes written by {@link #fileWrite4k()} and put by {@link #s3Put(S3Target)}. */
+  static final int PAYLOAD_BYTES = 4096;
+
+  private final byte[] payload = new byte[PAYLOAD_BYTES];
   private File readable;
   private File audited;
   private File outside;
+  private File audited4k;
 
   /**
    * Makes {@code audited/} and {@code outside/} under {@code root} with the files the benchmark
@@ -94,6 +119,8 @@ public class AuditBenchmark {
     audited = root.resolve("audited").resolve("written").toFile();
     readable = root.resolve("audited").resolve("read").toFile();
     outside = root.resolve("outside").resolve("written").toFile();
+    audited4k = root.resolve("audited").resolve("written-4k").toFile();
+    Arrays.fill(payload, (byte) 'w');
   }
 
   /**
@@ -119,6 +146,27 @@ public class AuditBenchmark {
   @Benchmark
   public void unfencedWrite() throws IOException {
     new FileOutputStream(audited).close();
+  }
+
+  /**
+   * @throws IOException when the file cannot be written
+   */
+  @Benchmark
+  public void fileWrite4k() throws IOException {
+    try (FileOutputStream out = new FileOutputStream(audited4k)) {
+      out.write(payload);
+    }
+  }
+
+  /**
+   * @param s3 the client and S3Proxy
+   * @return the object's ETag
+   */
+  @Benchmark
+  public String s3Put(S3Target s3) {
+    return s3.client
+        .putObject(b -> b.bucket(S3Target.BUCKET).key("written-4k"), RequestBody.fromBytes(payload))
+        .eTag();
   }
 
   /**
@@ -151,6 +199,86 @@ public class AuditBenchmark {
     boolean entered = FileWriteGate.enterPath("FileOutputStream", audited.getPath());
     FileWriteGate.exit(entered);
     return entered;
+  }
+
+  /**
+   * @return whether the gate was entered (with the agent: yes, judged unfenced, its call site
+   *     already reported after the first call)
+   */
+  @Benchmark
+  public boolean gateUnfencedWrite() {
+    boolean entered = FileWriteGate.enterPath("FileOutputStream", audited.getPath());
+    FileWriteGate.exit(entered);
+    return entered;
+  }
+
+  /**
+   * S3Proxy in the fork, on 127.0.0.1 with its in-memory {@code transient} store, and an {@code
+   * S3Client} on Apache HttpClient 5 (the SDK's default, as in the demo), path-style. The bucket is
+   * made through the store, so that no audited call but the benchmark's own is made.
+   */
+  @State(Scope.Thread)
+  public static class S3Target {
+    static final String BUCKET = "audit-bench";
+    private static final String KEY_ID = "bench-key";
+    private static final String SECRET = "bench-secret";
+
+    private BlobStore store;
+    private S3Proxy proxy;
+    private S3Client client;
+
+    /**
+     * Starts S3Proxy and builds the client.
+     *
+     * @throws Exception when S3Proxy does not start
+     */
+    @Setup(Level.Trial)
+    public void start() throws Exception {
+      Properties properties = new Properties();
+      properties.setProperty("jclouds.identity", KEY_ID);
+      properties.setProperty("jclouds.credential", SECRET);
+      store = BlobStores.create("transient", properties);
+      store.createContainer(BUCKET);
+      proxy =
+          S3Proxy.builder()
+              .blobStore(store)
+              .endpoint(URI.create("http://127.0.0.1:0"))
+              .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY_ID, SECRET)
+              .build();
+      proxy.start();
+      while (!"STARTED".equals(proxy.getState())) {
+        if ("FAILED".equals(proxy.getState())) {
+          throw new IllegalStateException("S3Proxy failed to start");
+        }
+        Thread.onSpinWait();
+      }
+      client =
+          S3Client.builder()
+              .endpointOverride(URI.create("http://127.0.0.1:" + proxy.getPort()))
+              .region(Region.US_EAST_1)
+              .credentialsProvider(
+                  StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY_ID, SECRET)))
+              .forcePathStyle(true)
+              .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+              .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+              .httpClientBuilder(Apache5HttpClient.builder())
+              .build();
+    }
+
+    /**
+     * Closes the client and stops S3Proxy.
+     *
+     * @throws Exception when S3Proxy does not stop
+     */
+    @TearDown(Level.Trial)
+    public void stop() throws Exception {
+      client.close();
+      try {
+        proxy.stop();
+      } finally {
+        store.close();
+      }
+    }
   }
 
   /**
