@@ -83,6 +83,23 @@ class CallSitesTest {
   }
 
   @Test
+  void theFirstBatchSizeChangesWhatAWalkCostsNotWhatItFinds() {
+    int[] depths = {0, 1, 2, 3, CallSites.MAX_ESTIMATE, CallSites.MAX_ESTIMATE + 10};
+    List<CallSites.Site> found = new ArrayList<>();
+    for (int depth : depths) {
+      found.add(TwoCallSites.viaWrapper(() -> sites.find(depth).orElseThrow()));
+    }
+    CallSites.Site unknown = found.get(0);
+
+    assertThat(found).allSatisfy(s -> assertThat(s).isEqualTo(unknown));
+    assertThat(found).extracting(CallSites.Site::describe).containsOnly(unknown.describe());
+    // find itself, the lambda, viaWrapper: the depth that sizes the next walk, whatever the batch
+    assertThat(found).extracting(CallSites.Site::depth).containsOnly(unknown.depth());
+    assertThat(unknown.describe())
+        .matches("com\\.acme\\.sites\\.TwoCallSites\\.viaWrapper\\(TwoCallSites\\.java:\\d+\\)");
+  }
+
+  @Test
   void wrapperLibrariesAreNeitherTheApplicationNorSkippedSilently() {
     CallSites withOwn = new CallSites(List.of("software.amazon.awssdk."), List.of("com.acme.s3."));
 
