@@ -536,9 +536,11 @@ public final class SettingsCatalog {
   public static final Setting<Path> AUDIT_REPORT =
       Setting.builder("audit.report", Kind.TEXT, v -> Path.of(nonEmpty("audit.report", v)))
           .readBy(AUDIT)
-          .allowed("a file path")
-          .example("audit.json")
-          .meaning("where the JSON report of unfenced writes goes, at exit and through JMX")
+          .allowed("a file path; `{pid}` in it becomes the JVM's process id")
+          .example("audit-{pid}.json")
+          .meaning(
+              "where the JSON report of unfenced writes goes, at exit and through JMX; with"
+                  + " `{pid}` every JVM sharing the setting writes its own")
           .build();
 
   /** {@code audit.paths}: file writes under these paths are audited. */

@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * The audit's settings.
  *
  * @param mode {@code audit.mode}
- * @param report {@code audit.report}: where the JSON report goes; empty for none
+ * @param report {@code audit.report}: where the JSON report goes, {@value #PID} already replaced by
+ *     this JVM's process id; empty for none
  * @param requiredFence {@code audit.require-fence}: the fence name every write must hold; empty for
  *     any name
  * @param requiredFencePerClient {@code audit.require-fence.<client id>}: overrides per client
@@ -29,6 +30,13 @@ public record AuditSettings(
     Map<String, String> requiredFencePerClient,
     boolean map,
     List<String> libraryPackages) {
+  /**
+   * The placeholder in {@code audit.report} that becomes the JVM's process id, so that every JVM
+   * started with one {@code JAVA_TOOL_OPTIONS} writes a report of its own instead of overwriting
+   * the others' at exit.
+   */
+  public static final String PID = "{pid}";
+
   private static final Setting<String> PER_CLIENT = SettingsCatalog.AUDIT_REQUIRE_FENCE_PER_CLIENT;
 
   /**
@@ -39,7 +47,8 @@ public record AuditSettings(
   public static AuditSettings from(AgentSettings settings) {
     AuditMode mode =
         settings.get(SettingsCatalog.AUDIT_MODE).map(AuditMode::parse).orElse(AuditMode.OFF);
-    Optional<Path> report = settings.get(SettingsCatalog.AUDIT_REPORT).map(Path::toAbsolutePath);
+    Optional<Path> report =
+        settings.get(SettingsCatalog.AUDIT_REPORT).map(AuditSettings::ownReport);
     Optional<String> required = settings.get(SettingsCatalog.AUDIT_REQUIRE_FENCE);
     Map<String, String> perClient = new TreeMap<>();
     for (Map.Entry<String, String> e : settings.asMap().entrySet()) {
@@ -61,6 +70,12 @@ public record AuditSettings(
   public String requiredFence(String client) {
     String perClient = requiredFencePerClient.get(client);
     return perClient != null ? perClient : requiredFence.orElse(null);
+  }
+
+  /** The report path with {@value #PID} replaced by this JVM's process id, made absolute. */
+  private static Path ownReport(Path report) {
+    String pid = Long.toString(ProcessHandle.current().pid());
+    return Path.of(report.toString().replace(PID, pid)).toAbsolutePath();
   }
 
   private static String fenceName(String key, String value) {

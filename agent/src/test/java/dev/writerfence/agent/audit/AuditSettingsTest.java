@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentSettings;
+import java.nio.file.Path;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +42,18 @@ class AuditSettingsTest {
   void anyFenceWhenNoneIsRequired() {
     assertThat(AuditSettings.from(settings("audit.mode", "log")).requiredFence("aws-s3-v2"))
         .isNull();
+  }
+
+  @Test
+  void pidInTheReportPathBecomesThisJvmsProcessId() {
+    String pid = Long.toString(ProcessHandle.current().pid());
+
+    AuditSettings audit = AuditSettings.from(settings("audit.report", "reports/audit-{pid}.json"));
+
+    assertThat(audit.report())
+        .contains(Path.of("reports", "audit-" + pid + ".json").toAbsolutePath());
+    assertThat(AuditSettings.from(settings("audit.report", "audit.json")).report())
+        .contains(Path.of("audit.json").toAbsolutePath());
   }
 
   @Test
