@@ -73,12 +73,7 @@ public final class MappedApp {
       sweep(s3, one);
       fence.run(
           FenceRequest.builder(fenceA).holderLabel("archive").build(), () -> archive(s3, two));
-      S3Template template =
-          new S3Template(
-              s3,
-              new InMemoryBufferingS3OutputStreamProvider(s3, null),
-              new TextConverter(),
-              presigner);
+      S3Template template = template(s3, presigner);
       fence.run(
           FenceRequest.builder(fenceA).holderLabel("archive").build(),
           () -> viaTemplate(template, two));
@@ -132,6 +127,12 @@ public final class MappedApp {
 
   private static void archive(S3Client s3, String bucket) {
     s3.putObject(p -> p.bucket(bucket).key("archive/1.json"), RequestBody.fromString("{}"));
+  }
+
+  /** Spring Cloud AWS's template over the client, buffering uploads in memory. */
+  static S3Template template(S3Client s3, S3Presigner presigner) {
+    return new S3Template(
+        s3, new InMemoryBufferingS3OutputStreamProvider(s3, null), new TextConverter(), presigner);
   }
 
   /** Stores an object as its text: the template's converter, with no JSON library to pick. */

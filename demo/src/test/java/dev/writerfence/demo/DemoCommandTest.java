@@ -216,7 +216,7 @@ class DemoCommandTest {
         .containsPattern(
             "aws-s3-v2 +putObject +legacy-exports +exports/nightly.json +"
                 + "dev\\.writerfence\\.demo\\.LegacyWriter\\.export\\(LegacyWriter\\.java:[0-9]+\\)"
-                + " +main +1");
+                + " +- +main +1"); // "-": called the client itself, through no wrapper library
     // the legend sits right under the table, before the violation counts
     assertThat(run.out())
         .contains(String.join(System.lineSeparator(), TextSummary.LEGEND) + System.lineSeparator());

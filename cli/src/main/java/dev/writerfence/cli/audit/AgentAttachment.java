@@ -14,12 +14,14 @@ import java.util.Map;
  * <p>When the command's first word is a {@code java} launcher, the options go right after it, so
  * only that JVM is audited, paths may hold spaces, and nothing else changes. Any other command (a
  * script that starts Java) gets them through {@code JAVA_TOOL_OPTIONS}, after the value it already
- * has: every JVM it starts is then audited and writes the report when it exits, the last one to
- * exit last. {@code JAVA_TOOL_OPTIONS} splits on white space, so there the paths must not hold any.
+ * has: every JVM it starts is then audited and writes a report when it exits, so the report path
+ * should hold {@code {pid}} (which the agent replaces by the JVM's process id) or the last JVM to
+ * exit overwrites the others' reports. {@code JAVA_TOOL_OPTIONS} splits on white space, so there
+ * the paths must not hold any.
  *
  * @param agentJar the shaded agent jar
  * @param mode {@code log} or {@code enforce}
- * @param report where the agent writes its JSON report at exit
+ * @param report where the agent writes its JSON report at exit; may hold {@code {pid}}
  * @param map whether the agent records fenced writes too ({@code audit.map}), for the writer map
  */
 public record AgentAttachment(Path agentJar, String mode, Path report, boolean map) {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -15,9 +16,11 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code writer-fence audit [--report FILE] [--enforce] -- COMMAND...}: runs a Java command with
- * the agent attached in audit mode ({@link AgentAttachment}), waits for it, then prints the agent's
- * report of unfenced writes as a table ({@link UnfencedWriteTable}).
+ * {@code writer-fence audit [--report DIR] [--enforce] [--map] [--fail-on S] -- COMMAND...}: runs a
+ * Java command with the agent attached in audit mode ({@link AgentAttachment}), each JVM it starts
+ * writing its own report ({@link AuditReports#PER_JVM}), waits for it, then judges all the reports
+ * together: the unfenced writes as a table ({@link UnfencedWriteTable}), the writer map ({@link
+ * WriterMap}). Without a command, {@code --report FILE|DIR...} judges reports written before.
  */
 @Command(
     name = "audit",
@@ -25,20 +28,23 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
       "Run a Java command with the writer-fence agent in audit mode, then list its unfenced"
-          + " writes: storage writes made while the writing thread held no fence.",
+          + " writes: storage writes made while the writing thread held no fence. Without a"
+          + " command, judge reports written before (--report).",
       "",
       "A command starting with java gets -javaagent and the audit settings right after java;"
-          + " any other command (a script) gets them through JAVA_TOOL_OPTIONS, after its"
-          + " existing value. The command inherits this terminal.",
+          + " any other command (a script, mvn) gets them through JAVA_TOOL_OPTIONS, after its"
+          + " existing value. Every JVM writes its own report, audit-<pid>.json, and all are"
+          + " judged together. The command inherits this terminal.",
       ""
     },
-    exitCodeListHeading = "%nExit status:%n",
+    exitCodeListHeading = "%nExit status (the first that applies):%n",
     exitCodeList = {
-      "N:the command's own exit status",
+      "2:bad input; nothing was started",
+      "1:the command could not be started, or it left no audit report",
       "3:--enforce, and the agent refused at least one write",
       "4:--fail-on, and the writer map has a writer of that status",
-      "1:the command could not be started, or it left no audit report",
-      "2:bad input; nothing was started"
+      "5:--fail-on, and no write was seen at all: nothing was judged",
+      "N:otherwise the command's own exit status (0 when judging reports)"
     })
 public final class AuditCommand implements Callable<Integer> {
   /** The exit status when enforce mode refused a write. */
@@ -47,13 +53,20 @@ public final class AuditCommand implements Callable<Integer> {
   /** The exit status when the writer map has a writer of a status {@code --fail-on} names. */
   public static final int MAP_FAILED = 4;
 
+  /** The exit status of {@code --fail-on} when the reports hold no write at all. */
+  public static final int NOTHING_SEEN = 5;
+
   @Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
       names = "--report",
-      paramLabel = "FILE",
-      description = "keep the agent's JSON report in FILE (default: a temporary file, deleted)")
-  Path report;
+      paramLabel = "PATH",
+      description =
+          "with a command: keep the agents' reports in directory PATH, one per JVM"
+              + " (audit-<pid>.json; default: a temporary directory, deleted). Without a"
+              + " command: judge these reports, files or directories of .json reports"
+              + " (repeatable)")
+  List<Path> reports = new ArrayList<>();
 
   @Option(
       names = "--enforce",
@@ -74,50 +87,136 @@ public final class AuditCommand implements Callable<Integer> {
       paramLabel = "STATUS",
       description =
           "exit with 4 when the writer map has a writer of this status: unfenced, inconsistent"
-              + " (comma-separated; implies --map)")
+              + " (comma-separated; implies --map); exit with 5 when no write was seen at all")
   List<String> failOn = new ArrayList<>();
 
   @Parameters(
-      arity = "1..*",
+      arity = "0..*",
       paramLabel = "COMMAND",
       description = "the command and its arguments, after --, for example: -- java -jar app.jar")
-  List<String> command;
+  List<String> command = new ArrayList<>();
 
   @Override
   public Integer call() throws Exception {
-    List<WriterMap.Status> failing = new ArrayList<>();
-    for (String s : failOn) {
-      if (s.equals(WriterMap.Status.UNFENCED.label())) {
-        failing.add(WriterMap.Status.UNFENCED);
-      } else if (s.equals(WriterMap.Status.INCONSISTENT.label())) {
-        failing.add(WriterMap.Status.INCONSISTENT);
-      } else {
-        throw new ParameterException(
-            spec.commandLine(),
-            "--fail-on " + s + " is not allowed: unfenced or inconsistent (comma-separated)");
-      }
+    List<WriterMap.Status> failing = failing();
+    if (command.isEmpty()) {
+      return judgeOnly(failing);
+    }
+    if (reports.size() > 1) {
+      throw bad("with a command, give at most one --report: the directory for its reports");
     }
     Path agentJar = AgentJar.locate();
-    Path temporary = report == null ? Files.createTempFile("writer-fence-audit-", ".json") : null;
-    Path reportFile = report != null ? report.toAbsolutePath() : temporary;
+    Path directory =
+        reports.isEmpty()
+            ? Files.createTempDirectory("writer-fence-audit-")
+            : reports.get(0).toAbsolutePath();
     try {
-      Files.deleteIfExists(reportFile); // an old report must not pass for this run's
+      prepare(directory);
       AgentAttachment attachment =
           new AgentAttachment(
-              agentJar, enforce ? "enforce" : "log", reportFile, map || !failOn.isEmpty());
+              agentJar,
+              enforce ? "enforce" : "log",
+              directory.resolve(AuditReports.PER_JVM),
+              map || !failOn.isEmpty());
       ProcessBuilder child = new ProcessBuilder().inheritIO();
       try {
         child.command(attachment.attach(command, child.environment()));
       } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage());
+        throw bad(e.getMessage());
       }
       int status = run(child);
-      return outcome(status, reportFile, failing);
+      List<Path> written = AuditReports.perJvmReports(directory);
+      if (written.isEmpty()) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "writer-fence audit: no audit report in "
+                    + directory
+                    + ": the command started no JVM with the agent, or each was killed before it"
+                    + " exited (exit status "
+                    + status
+                    + ")");
+        spec.commandLine().getErr().flush();
+        return status != 0 ? status : 1;
+      }
+      return outcome(status, AuditReports.read(written), failing);
     } finally {
-      if (temporary != null) {
-        Files.deleteIfExists(temporary);
+      if (reports.isEmpty()) {
+        deleteTemporary(directory);
       }
     }
+  }
+
+  /** Judges reports written before, by a run of this command or of {@code -javaagent} itself. */
+  private int judgeOnly(List<WriterMap.Status> failing) throws IOException {
+    if (reports.isEmpty()) {
+      throw bad(
+          "missing required parameter: 'COMMAND' (-- COMMAND to run one, or --report FILE|DIR"
+              + " to judge reports written before)");
+    }
+    if (enforce) {
+      throw bad("--enforce needs a command to run: reports written before are only judged");
+    }
+    List<Path> files;
+    try {
+      files = AuditReports.find(reports);
+    } catch (IllegalArgumentException e) {
+      throw bad(e.getMessage());
+    }
+    return outcome(null, AuditReports.read(files), failing);
+  }
+
+  private List<WriterMap.Status> failing() {
+    List<WriterMap.Status> failing = new ArrayList<>();
+    for (String s : failOn) {
+      WriterMap.Status status =
+          Stream.of(WriterMap.Status.UNFENCED, WriterMap.Status.INCONSISTENT)
+              .filter(t -> t.label().equals(s))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      bad(
+                          "--fail-on '"
+                              + s
+                              + "' is not allowed: unfenced or inconsistent (comma-separated)"));
+      if (!failing.contains(status)) {
+        failing.add(status);
+      }
+    }
+    return failing;
+  }
+
+  /**
+   * Makes the report directory, and removes the per-JVM reports of an earlier run from it: an old
+   * report must not pass for this run's. Other files there are left alone.
+   */
+  private void prepare(Path directory) throws IOException {
+    if (Files.exists(directory) && !Files.isDirectory(directory)) {
+      throw bad(
+          "--report '"
+              + directory
+              + "' is a file: with a command, --report names a directory for the reports, one"
+              + " per JVM ("
+              + AuditReports.PER_JVM
+              + ")");
+    }
+    Files.createDirectories(directory);
+    for (Path old : AuditReports.perJvmReports(directory)) {
+      Files.delete(old);
+    }
+  }
+
+  private static void deleteTemporary(Path directory) throws IOException {
+    if (Files.isDirectory(directory)) {
+      for (Path f : AuditReports.perJvmReports(directory)) {
+        Files.deleteIfExists(f);
+      }
+      Files.deleteIfExists(directory);
+    }
+  }
+
+  private ParameterException bad(String message) {
+    return new ParameterException(spec.commandLine(), message);
   }
 
   private int run(ProcessBuilder child) throws InterruptedException {
@@ -136,64 +235,87 @@ public final class AuditCommand implements Callable<Integer> {
     }
   }
 
-  /** Prints the table, or says why there is none, and picks the exit status. */
-  private int outcome(int status, Path reportFile, List<WriterMap.Status> failing)
-      throws IOException {
+  /**
+   * Prints the table and the map of all the reports, and picks the exit status.
+   *
+   * @param status the command's exit status, {@code null} when only judging reports
+   */
+  private int outcome(Integer status, AuditReports audit, List<WriterMap.Status> failing) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (!Files.isRegularFile(reportFile)) {
-      err.println(
-          "writer-fence audit: no audit report at "
-              + reportFile
-              + ": the command started no JVM with the agent, or one was killed before it exited"
-              + " (exit status "
-              + status
-              + ")");
-      err.flush();
-      return status != 0 ? status : 1;
-    }
-    AuditReportFile audit = AuditReportFile.read(reportFile);
+    WriterMap writers = audit.map();
+    List<WriterMap.Status> found = failing.stream().filter(writers::has).toList();
+    boolean nothing = audit.noWriteSeen();
+    int exit =
+        enforce && audit.refused() > 0
+            ? REFUSED
+            : !found.isEmpty()
+                ? MAP_FAILED
+                : !failing.isEmpty() && nothing ? NOTHING_SEEN : status == null ? 0 : status;
     out.println();
-    out.println(
-        "writer-fence audit ("
-            + audit.mode()
-            + "): "
-            + audit.total()
-            + (audit.total() == 1 ? " unfenced write" : " unfenced writes")
-            + " at "
-            + audit.writes().size()
-            + (audit.writes().size() == 1 ? " call site" : " call sites")
-            + (audit.refused() > 0 ? ", " + audit.refused() + " refused" : "")
-            + "; the command exited with "
-            + status);
+    out.println(summary(audit, status, exit));
     UnfencedWriteTable.print(out, audit.writes());
     for (String method : audit.annotatedNotFenced()) {
       out.println("annotated but not fenced: @WriterFenced " + method);
     }
-    WriterMap writers = WriterMap.of(audit);
     if (map || !failOn.isEmpty()) {
       out.println();
       writers.print(out);
     }
-    if (report != null) {
-      out.println("report: " + reportFile);
+    if (!reports.isEmpty()) {
+      audit.files().forEach(f -> out.println("report: " + f));
     }
     out.flush();
-    if (enforce && audit.refused() > 0) {
-      return REFUSED;
+    if (nothing) {
+      err.println(
+          "writer-fence audit: warning: no write seen in "
+              + plural(audit.files().size(), "report")
+              + ", fenced or not: the JVMs used no audited storage client, their file writes"
+              + " were outside audit.paths (is it set?), or they ran without the agent"
+              + (audit.someWithoutMap() ? "; a report without audit.map lists no fenced write" : "")
+              + (failing.isEmpty()
+                  ? ""
+                  : " (--fail-on: nothing judged, exit " + NOTHING_SEEN + ")"));
     }
-    for (WriterMap.Status s : failing) {
-      if (writers.has(s)) {
-        err.println(
-            "writer-fence audit: the writer map has "
-                + s.label()
-                + " writers (--fail-on "
-                + s.label()
-                + ")");
-        err.flush();
-        return MAP_FAILED;
-      }
+    if (!found.isEmpty()) {
+      List<String> labels = found.stream().map(WriterMap.Status::label).toList();
+      err.println(
+          "writer-fence audit: the writer map has "
+              + String.join(" and ", labels)
+              + " writers (--fail-on "
+              + String.join(",", labels)
+              + ")");
     }
-    return status;
+    err.flush();
+    return exit;
+  }
+
+  /**
+   * The summary line; when the audit's own exit status replaces the command's non-zero one, it says
+   * so, since the exit status alone then hides the command's.
+   */
+  private static String summary(AuditReports audit, Integer status, int exit) {
+    int sites = audit.writes().size();
+    int files = audit.files().size();
+    String line =
+        "writer-fence audit ("
+            + audit.mode()
+            + "): "
+            + plural(audit.total(), "unfenced write")
+            + " at "
+            + plural(sites, "call site")
+            + (files > 1 ? " in " + files + " reports" : "")
+            + (audit.refused() > 0 ? ", " + audit.refused() + " refused" : "");
+    if (status == null) {
+      return line;
+    }
+    line += "; the command exited with " + status;
+    return exit != status && status != 0
+        ? line + "; the audit exits with " + exit + " instead, which comes first"
+        : line;
+  }
+
+  private static String plural(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 }

@@ -17,12 +17,15 @@ import java.util.List;
  * @param fenced the fenced writes, one row per call site and hold; empty without {@code audit.map}
  * @param annotatedNotFenced each {@code @WriterFenced} method that wrote with no fence held, as
  *     {@code method: cause}
+ * @param map whether the agent recorded fenced writes too ({@code audit.map}); without it an empty
+ *     report cannot tell "no write" from "every write fenced"
  */
 public record AuditReportFile(
     String mode,
     List<UnfencedWriteRow> writes,
     List<FencedWriteRow> fenced,
-    List<String> annotatedNotFenced) {
+    List<String> annotatedNotFenced,
+    boolean map) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -72,7 +75,11 @@ public record AuditReportFile(
       annotated.add(text(a, "method") + ": " + text(a, "cause"));
     }
     return new AuditReportFile(
-        text(root, "mode"), List.copyOf(rows), List.copyOf(fenced), List.copyOf(annotated));
+        text(root, "mode"),
+        List.copyOf(rows),
+        List.copyOf(fenced),
+        List.copyOf(annotated),
+        root.path("map").asBoolean());
   }
 
   /** The sample of keys; a report of an older agent has none, only {@code key}. */

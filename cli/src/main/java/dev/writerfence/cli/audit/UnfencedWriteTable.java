@@ -6,10 +6,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** Prints unfenced writes as a table: one row per call site. */
+/**
+ * Prints unfenced writes as a table: one row per call site, with its sample of keys ({@code +more}
+ * when it wrote more than the sample holds) and the wrapper library's frame it called ({@code
+ * via}).
+ */
 public final class UnfencedWriteTable {
   private static final List<String> COLUMNS =
-      List.of("client", "operation", "bucket", "key/path", "call site", "thread", "count");
+      List.of("client", "operation", "bucket", "key/path", "call site", "via", "thread", "count");
 
   private UnfencedWriteTable() {}
 
@@ -30,9 +34,9 @@ public final class UnfencedWriteTable {
     if (refusals) {
       header.add("refused");
     }
-    TextTable table = new TextTable(header.toArray(String[]::new)).alignRight(6);
+    TextTable table = new TextTable(header.toArray(String[]::new)).alignRight(7);
     if (refusals) {
-      table.alignRight(7);
+      table.alignRight(8);
     }
     for (UnfencedWriteRow w : writes) {
       List<Object> cells = new ArrayList<>();
@@ -41,8 +45,9 @@ public final class UnfencedWriteTable {
               w.client(),
               w.operation(),
               dash(w.bucket()),
-              dash(w.key()),
+              keys(w),
               w.callSite(),
+              dash(w.libraryCall()),
               w.thread(),
               w.count()));
       if (refusals) {
@@ -51,6 +56,14 @@ public final class UnfencedWriteTable {
       table.row(cells.toArray());
     }
     table.print(out);
+  }
+
+  /** The sample of keys, or the one key of a report of an older agent. */
+  private static String keys(UnfencedWriteRow w) {
+    if (w.keys().isEmpty()) {
+      return dash(w.key());
+    }
+    return String.join(", ", w.keys()) + (w.moreKeys() ? ", +more" : "");
   }
 
   private static String dash(String value) {

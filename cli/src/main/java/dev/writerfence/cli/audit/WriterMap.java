@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The writer acquisition map of one audited run: per bucket (or audited directory), every writer
@@ -52,7 +51,10 @@ public final class WriterMap {
    * @param holderLabel the holder label of that hold, {@code null} when none
    * @param count how many writes
    * @param keys a sample of the keys it wrote
+   * @param moreKeys whether it wrote more distinct keys than a report's sample holds
    * @param status its status
+   * @param note for an inconsistent writer, how its fence name stands among the bucket's: the odd
+   *     one out, the majority name, or no majority; {@code null} for the others
    */
   public record Writer(
       String bucket,
@@ -64,7 +66,9 @@ public final class WriterMap {
       String holderLabel,
       long count,
       List<String> keys,
-      Status status) {}
+      boolean moreKeys,
+      Status status,
+      String note) {}
 
   private final List<Writer> writers;
 
@@ -107,13 +111,14 @@ public final class WriterMap {
     List<Writer> writers = new ArrayList<>();
     byBucket.forEach(
         (bucket, rows) -> {
-          TreeSet<String> names = new TreeSet<>();
-          rows.keySet().forEach(k -> names.add(Objects.toString(k.get(2), "")));
-          names.remove("");
-          boolean inconsistent = names.size() > 1;
+          Map<String, Integer> names = new TreeMap<>();
+          rows.keySet().stream()
+              .map(k -> k.get(2))
+              .filter(Objects::nonNull)
+              .forEach(name -> names.merge(name, 1, Integer::sum));
           rows.forEach(
               (k, group) ->
-                  writers.add(writer(bucket, k, group, inconsistent, libraryCalls.get(k.get(1)))));
+                  writers.add(writer(bucket, k, group, names, libraryCalls.get(k.get(1)))));
         });
     return new WriterMap(List.copyOf(writers));
   }
@@ -151,11 +156,12 @@ public final class WriterMap {
       String bucket,
       List<String> key,
       List<Object> rows,
-      boolean inconsistent,
+      Map<String, Integer> names,
       String libraryCall) {
     List<String> operations = new ArrayList<>();
     List<String> keys = new ArrayList<>();
     long count = 0;
+    boolean more = false;
     for (Object row : rows) {
       String operation;
       List<String> rowKeys;
@@ -163,11 +169,13 @@ public final class WriterMap {
         operation = f.operation();
         rowKeys = f.keys();
         count += f.count();
+        more |= f.moreKeys();
       } else {
         UnfencedWriteRow u = (UnfencedWriteRow) row;
         operation = u.operation();
         rowKeys = u.keys();
         count += u.count();
+        more |= u.moreKeys();
       }
       if (!operations.contains(operation)) {
         operations.add(operation);
@@ -180,7 +188,9 @@ public final class WriterMap {
     }
     String fenceName = key.get(2);
     Status status =
-        fenceName == null ? Status.UNFENCED : inconsistent ? Status.INCONSISTENT : Status.FENCED;
+        fenceName == null
+            ? Status.UNFENCED
+            : names.size() > 1 ? Status.INCONSISTENT : Status.FENCED;
     return new Writer(
         bucket,
         key.get(0),
@@ -191,7 +201,9 @@ public final class WriterMap {
         key.get(3),
         count,
         List.copyOf(keys),
-        status);
+        more,
+        status,
+        status == Status.INCONSISTENT ? FenceNameCount.note(fenceName, names) : null);
   }
 
   /**
@@ -254,7 +266,8 @@ public final class WriterMap {
                       "via",
                       "operations",
                       "writes",
-                      "keys")
+                      "keys",
+                      "note")
                   .alignRight(7);
           for (Writer w : list) {
             table.row(
@@ -266,20 +279,21 @@ public final class WriterMap {
                 w.libraryCall() == null ? "-" : w.libraryCall(),
                 String.join(",", w.operations()),
                 w.count(),
-                String.join(", ", w.keys()));
+                String.join(", ", w.keys()) + (w.moreKeys() ? ", +more" : ""),
+                w.note() == null ? "-" : w.note());
           }
           table.print(out);
         });
   }
 
   private static String verdict(List<Writer> writers) {
-    TreeSet<String> names = new TreeSet<>();
+    Map<String, Integer> names = new TreeMap<>();
     long unfenced = 0;
     for (Writer w : writers) {
       if (w.fenceName() == null) {
         unfenced++;
       } else {
-        names.add(w.fenceName());
+        names.merge(w.fenceName(), 1, Integer::sum);
       }
     }
     List<String> problems = new ArrayList<>();
@@ -287,9 +301,9 @@ public final class WriterMap {
       problems.add(
           "INCONSISTENT: writers hold "
               + names.size()
-              + " fence names "
-              + names
-              + ", which exclude nobody from each other");
+              + " fence names ("
+              + FenceNameCount.describe(names)
+              + "), which exclude nobody from each other");
     }
     if (unfenced > 0) {
       problems.add(
@@ -299,7 +313,7 @@ public final class WriterMap {
               + " no fence");
     }
     return problems.isEmpty()
-        ? "fenced: every writer holds fence '" + names.first() + "'"
+        ? "fenced: every writer holds fence '" + names.keySet().iterator().next() + "'"
         : String.join("; ", problems);
   }
 }

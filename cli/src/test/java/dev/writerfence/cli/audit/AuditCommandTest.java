@@ -14,8 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.example.audited.AuditedApp;
+import org.example.audited.Lingering;
 import org.example.audited.MappedApp;
 import org.example.audited.MultipartApp;
+import org.example.audited.SpreadApp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,12 +59,12 @@ class AuditCommandTest {
   @Test
   void C22_auditListsExactlyTheUnfencedWrites() throws Exception {
     String bucket = bucket("log");
-    Path report = dir.resolve("report.json");
+    Path report = dir.resolve("reports");
 
     Cli.Run run = audit(List.of("--report", report.toString()), appCommand(bucket, 0));
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
-    assertThat(AuditReportFile.read(report).writes())
+    assertThat(reports(report).writes())
         .extracting(
             UnfencedWriteRow::client,
             UnfencedWriteRow::operation,
@@ -82,7 +84,8 @@ class AuditCommandTest {
             l ->
                 assertThat(l)
                     .startsWith("client")
-                    .contains("operation", "bucket", "key/path", "call site", "thread", "count")
+                    .contains(
+                        "operation", "bucket", "key/path", "call site", "via", "thread", "count")
                     .doesNotContain("refused"))
         .anySatisfy(
             l ->
@@ -95,7 +98,8 @@ class AuditCommandTest {
                 assertThat(l)
                     .contains("deleteObject", AuditedApp.UNFENCED_DELETE)
                     .contains("org.example.audited.AuditedApp.unfencedDelete(AuditedApp.java:"))
-        .contains("report: " + report.toAbsolutePath());
+        .anySatisfy(
+            l -> assertThat(l).startsWith("report: " + report.toAbsolutePath() + "/audit-"));
     assertThat(run.out()).doesNotContain(AuditedApp.FENCED);
     assertThat(exists(bucket, AuditedApp.FENCED)).isTrue();
     assertThat(exists(bucket, AuditedApp.UNFENCED_PUT)).isTrue();
@@ -122,7 +126,7 @@ class AuditCommandTest {
     String two = bucket("map-two");
     String fenceA = FenceNames.random("map-a");
     String fenceB = FenceNames.random("map-b");
-    Path report = dir.resolve("map.json");
+    Path report = dir.resolve("map");
     String volume = volume();
 
     Cli.Run run =
@@ -131,7 +135,7 @@ class AuditCommandTest {
             mappedCommand(fenceA, fenceB, one, two, volume));
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
-    WriterMap map = WriterMap.of(AuditReportFile.read(report));
+    WriterMap map = reports(report).map();
     assertThat(map.writers())
         .extracting(
             WriterMap.Writer::bucket,
@@ -206,6 +210,7 @@ class AuditCommandTest {
             List.of("--fail-on", "inconsistent,unfenced"),
             mappedCommand(fenceA, fenceB, one, two, volume()));
     Cli.Run bad = Cli.run("audit", "--fail-on", "late", "--", "true");
+    Cli.Run empty = Cli.run("audit", "--fail-on", "", "--", "true");
 
     assertThat(unfenced.exitCode())
         .as(unfenced.err() + unfenced.out())
@@ -213,9 +218,15 @@ class AuditCommandTest {
     assertThat(unfenced.out()).contains("writer map:");
     assertThat(unfenced.err()).contains("the writer map has unfenced writers (--fail-on unfenced)");
     assertThat(both.exitCode()).isEqualTo(AuditCommand.MAP_FAILED);
-    assertThat(both.err()).contains("(--fail-on inconsistent)");
+    assertThat(both.err())
+        .as("both statuses present: both named")
+        .contains(
+            "the writer map has inconsistent and unfenced writers"
+                + " (--fail-on inconsistent,unfenced)");
     assertThat(bad.exitCode()).isEqualTo(2);
-    assertThat(bad.err()).contains("--fail-on late is not allowed: unfenced or inconsistent");
+    assertThat(bad.err()).contains("--fail-on 'late' is not allowed: unfenced or inconsistent");
+    assertThat(empty.exitCode()).isEqualTo(2);
+    assertThat(empty.err()).contains("--fail-on '' is not allowed");
   }
 
   @Test
@@ -232,7 +243,7 @@ class AuditCommandTest {
   @Test
   void aMultipartUploadThroughTheSyncClientIsOneLogicalWrite() throws Exception {
     String bucket = bucket("multipart");
-    Path report = dir.resolve("multipart.json");
+    Path report = dir.resolve("multipart");
 
     Cli.Run run =
         audit(
@@ -240,7 +251,7 @@ class AuditCommandTest {
             javaCommand(MultipartApp.class.getName(), bucket));
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
-    assertThat(AuditReportFile.read(report).writes())
+    assertThat(reports(report).writes())
         .as("create, three parts and complete: one row, one write")
         .extracting(UnfencedWriteRow::operation, UnfencedWriteRow::key, UnfencedWriteRow::count)
         .containsExactly(tuple("createMultipartUpload", MultipartApp.KEY, 1L));
@@ -276,7 +287,7 @@ class AuditCommandTest {
 
     assertThat(ok.exitCode()).isEqualTo(1);
     assertThat(ok.err())
-        .contains("writer-fence audit: no audit report at ")
+        .contains("writer-fence audit: no audit report in ")
         .contains("the command started no JVM with the agent");
     assertThat(failed.exitCode()).isEqualTo(5);
   }
@@ -295,6 +306,180 @@ class AuditCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("writer-fence: missing required parameter: 'COMMAND'");
+  }
+
+  @Test
+  void theCommandsNonZeroStatusGivesWayToFailOnAndTheSummarySaysSo() throws Exception {
+    String bucket = bucket("precedence");
+
+    Cli.Run run = audit(List.of("--fail-on", "unfenced"), appCommand(bucket, 7));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(AuditCommand.MAP_FAILED);
+    assertThat(run.out())
+        .contains("; the command exited with 7; the audit exits with 4 instead, which comes first");
+  }
+
+  @Test
+  void C35_eachJvmOfAScriptKeepsItsReportSoFailOnSeesTheUnfencedWriter() throws Exception {
+    String bucket = bucket("script-jvms");
+    Path reports = dir.resolve("script-reports");
+    Path go = dir.resolve("go");
+    List<String> lingering = javaCommand(Lingering.class.getName(), go.toString());
+    Path script = dir.resolve("run.sh");
+    // The lingering JVM writes nothing and exits last: once, its report overwrote the app's.
+    Files.writeString(
+        script,
+        String.join(
+            "\n",
+            "#!/bin/sh",
+            shell(lingering) + " &",
+            shell(spreadCommand(bucket, FenceNames.random("a"), FenceNames.random("b"))),
+            "status=$?",
+            "touch " + shell(List.of(go.toString())),
+            "wait",
+            "exit $status",
+            ""));
+
+    Cli.Run run =
+        audit(
+            List.of("--fail-on", "unfenced,inconsistent", "--report", reports.toString()),
+            List.of("sh", script.toString()));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(AuditCommand.MAP_FAILED);
+    assertThat(AuditReports.perJvmReports(reports)).as("one report per JVM").hasSize(2);
+    assertThat(run.out())
+        .contains(" in 2 reports")
+        .contains("bucket " + bucket + ": INCONSISTENT")
+        .contains(SpreadApp.class.getName() + ".spread(SpreadApp.java:");
+    assertThat(run.err())
+        .contains(
+            "the writer map has unfenced and inconsistent writers"
+                + " (--fail-on unfenced,inconsistent)");
+  }
+
+  @Test
+  void reportsWrittenBeforeAreJudgedWithoutACommand() throws Exception {
+    String bucket = bucket("judged");
+    Path reports = dir.resolve("judged");
+    String fence = FenceNames.random("judged");
+    Cli.Run first =
+        audit(
+            List.of("--map", "--report", reports.toString()), spreadCommand(bucket, fence, fence));
+    assertThat(first.exitCode()).as(first.err() + first.out()).isZero();
+    Path written = AuditReports.perJvmReports(reports).get(0);
+    Path empty = dir.resolve("empty.json");
+    Files.writeString(
+        empty, "{\"mode\":\"log\",\"map\":true,\"unfenced_writes\":[],\"fenced_writes\":[]}");
+
+    Cli.Run files =
+        Cli.run(
+            "audit",
+            "--map",
+            "--fail-on",
+            "unfenced",
+            "--report",
+            written.toString(),
+            "--report",
+            empty.toString());
+    Cli.Run directory = Cli.run("audit", "--map", "--report", reports.toString());
+    Cli.Run missing = Cli.run("audit", "--map", "--report", dir.resolve("none.json").toString());
+
+    assertThat(files.exitCode()).as(files.err() + files.out()).isEqualTo(AuditCommand.MAP_FAILED);
+    assertThat(files.out())
+        .as("the empty report hides nothing")
+        .contains("writer-fence audit (log): 7 unfenced writes at 2 call sites in 2 reports")
+        .doesNotContain("the command exited")
+        .contains("bucket " + bucket + ": UNFENCED: 2 writers hold no fence")
+        .contains("report: " + empty);
+    assertThat(directory.exitCode()).as(directory.err() + directory.out()).isZero();
+    assertThat(directory.out()).contains("bucket " + bucket + ":");
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("none.json' does not exist");
+  }
+
+  @Test
+  void failOnWithNoWriteSeenWarnsAndExitsWithFive() throws Exception {
+    Path go = Files.createFile(dir.resolve("already"));
+
+    Cli.Run run =
+        audit(
+            List.of("--fail-on", "unfenced"),
+            javaCommand(Lingering.class.getName(), go.toString()));
+    Cli.Run plain = audit(List.of(), javaCommand(Lingering.class.getName(), go.toString()));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(AuditCommand.NOTHING_SEEN);
+    assertThat(run.out()).contains("writer map: no write seen");
+    assertThat(run.err())
+        .contains("warning: no write seen in 1 report, fenced or not")
+        .contains("audit.paths (is it set?)")
+        .contains("(--fail-on: nothing judged, exit 5)");
+    assertThat(plain.exitCode()).as("without --fail-on, only the warning").isZero();
+    assertThat(plain.err()).contains("warning: no write seen");
+  }
+
+  @Test
+  void thePlainTableShowsTheKeySampleAndTheWrappersFrame() throws Exception {
+    String bucket = bucket("plain");
+
+    Cli.Run run =
+        audit(List.of(), spreadCommand(bucket, FenceNames.random("a"), FenceNames.random("b")));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(run.out().lines())
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .contains(
+                        "spread/1.json, spread/2.json, spread/3.json, spread/4.json,"
+                            + " spread/5.json, +more")
+                    .contains(".spread(SpreadApp.java:")
+                    .endsWith(" " + SpreadApp.SPREAD_WRITES))
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .contains(SpreadApp.VIA_KEY)
+                    .contains(".upload(SpreadApp.java:")
+                    .contains("io.awspring.cloud.s3.S3Template.upload("));
+  }
+
+  @Test
+  void C35_theMapNamesTheWriterWhoseFenceNameIsTheOddOneOut() throws Exception {
+    String bucket = bucket("odd");
+    String a = FenceNames.random("odd-a");
+    String b = FenceNames.random("odd-b");
+    Path report = dir.resolve("odd");
+
+    Cli.Run run =
+        audit(List.of("--map", "--report", report.toString()), spreadCommand(bucket, a, b));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    String counts = "2 writers hold '" + a + "', 1 holds '" + b + "'";
+    assertThat(reports(report).map().writers())
+        .filteredOn(w -> w.fenceName() != null)
+        .extracting(w -> w.callSite().replaceAll("\\(.*", ""), WriterMap.Writer::note)
+        .containsExactlyInAnyOrder(
+            tuple(SPREAD + ".load", "majority name '" + a + "'; " + counts),
+            tuple(SPREAD + ".merge", "majority name '" + a + "'; " + counts),
+            tuple(SPREAD + ".prune", "odd one out: holds '" + b + "'; " + counts));
+    assertThat(run.out())
+        .contains(
+            "bucket " + bucket + ": INCONSISTENT: writers hold 2 fence names (" + counts + ")")
+        .contains("odd one out: holds '" + b + "'");
+  }
+
+  private static final String SPREAD = SpreadApp.class.getName();
+
+  private List<String> spreadCommand(String bucket, String fenceA, String fenceB) {
+    return javaCommand(SPREAD, db.jdbcUrl(), fenceA, fenceB, bucket);
+  }
+
+  /** The words of a command line for sh, each quoted. */
+  private static String shell(List<String> words) {
+    return String.join(" ", words.stream().map(w -> "'" + w.replace("'", "'\\''") + "'").toList());
+  }
+
+  private static AuditReports reports(Path directory) throws IOException {
+    return AuditReports.read(AuditReports.perJvmReports(directory));
   }
 
   private static Cli.Run audit(List<String> options, List<String> command) {

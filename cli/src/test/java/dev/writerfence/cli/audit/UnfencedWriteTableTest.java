@@ -44,9 +44,45 @@ class UnfencedWriteTableTest {
 
     assertThat(report.refused()).isEqualTo(2);
     assertThat(lines.get(0))
-        .matches("client +operation +bucket +key/path +call site +thread +count +refused");
+        .matches("client +operation +bucket +key/path +call site +via +thread +count +refused");
     assertThat(lines.get(1))
-        .matches("gcs +writer +- +- +com\\.acme\\.Job\\.run\\(Job\\.java:7\\) +main +2 +2");
+        .matches("gcs +writer +- +- +com\\.acme\\.Job\\.run\\(Job\\.java:7\\) +- +main +2 +2");
+  }
+
+  @Test
+  void aCallSiteInSeveralReportsIsOneRowWithItsCountsAddedAndKeysSampled() throws Exception {
+    Path one = report("one.json", "[\"a\",\"b\",\"c\"]", 3);
+    Path two = report("two.json", "[\"c\",\"d\",\"e\",\"f\"]", 4);
+
+    AuditReports reports = AuditReports.read(List.of(one, two));
+
+    assertThat(reports.total()).isEqualTo(7);
+    assertThat(reports.writes())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.count()).isEqualTo(7);
+              assertThat(w.keys()).containsExactly("a", "b", "c", "d", "e");
+              assertThat(w.moreKeys()).isTrue();
+            });
+    assertThat(print(reports.writes()))
+        .contains("a, b, c, d, e, +more")
+        .contains("software.amazon.awssdk.Wrapper.put(Wrapper.java:9)");
+  }
+
+  private Path report(String name, String keys, int count) throws Exception {
+    Path file = dir.resolve(name);
+    Files.writeString(
+        file,
+        """
+        {"mode":"log","map":false,"unfenced_writes":[
+          {"client":"aws-s3-v2","operation":"putObject","bucket":"b","key":"a","thread":"main",
+           "call_site":"com.acme.Job.run(Job.java:7)",
+           "library_call":"software.amazon.awssdk.Wrapper.put(Wrapper.java:9)",
+           "count":%d,"refused":0,"keys":%s,"more_keys":false}]}
+        """
+            .formatted(count, keys));
+    return file;
   }
 
   @Test
