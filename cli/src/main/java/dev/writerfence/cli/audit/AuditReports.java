@@ -44,7 +44,7 @@ public record AuditReports(List<Path> files, List<AuditReportFile> reports) {
    * Finds the reports behind {@code --report} values given without a command.
    *
    * @param paths report files, or directories whose {@code *.json} files are all reports
-   * @return the report files, each directory's sorted by name
+   * @return the report files, absolute, each once, each directory's sorted by name
    * @throws IllegalArgumentException when a path does not exist, or a directory holds no {@code
    *     .json} file, naming it
    * @throws IOException when a directory cannot be listed
@@ -74,7 +74,8 @@ public record AuditReports(List<Path> files, List<AuditReportFile> reports) {
             "--report '" + path + "' does not exist: give report files or directories of them");
       }
     }
-    return List.copyOf(found);
+    // A report named twice (a file and its directory, say) is judged once: its counts not doubled.
+    return found.stream().map(f -> f.toAbsolutePath().normalize()).distinct().toList();
   }
 
   /**

@@ -70,6 +70,15 @@ class UnfencedWriteTableTest {
         .contains("software.amazon.awssdk.Wrapper.put(Wrapper.java:9)");
   }
 
+  @Test
+  void aReportNamedTwiceIsJudgedOnce() throws Exception {
+    Path one = report("once.json", "[\"a\"]", 2);
+
+    List<Path> found = AuditReports.find(List.of(one, dir, one));
+
+    assertThat(found).containsExactly(one.toAbsolutePath().normalize());
+  }
+
   private Path report(String name, String keys, int count) throws Exception {
     Path file = dir.resolve(name);
     Files.writeString(
