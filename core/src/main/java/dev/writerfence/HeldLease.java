@@ -75,6 +75,10 @@ final class HeldLease implements FencedCall, FenceLease.State {
   private final long validNanos;
   private volatile FenceLease view; // made by the first view(), set once
 
+  // Who took it, for the audit's writer map: set once, before its entry is pushed, so every thread
+  // that sees the entry (its own, or one it was carried to) sees it set.
+  private String takenBy;
+
   /**
    * Its entry on the thread's held-fence stack. A record apart, not this class itself: the agent
    * puts {@code HeldFenceStack} in the bootstrap loader after core's classes may have loaded, so no
@@ -180,6 +184,25 @@ final class HeldLease implements FencedCall, FenceLease.State {
 
   public String holderLabel() {
     return holderLabel;
+  }
+
+  /**
+   * @return who took the lease ({@link HeldFenceStack.Entry#takenBy()}), or {@code null} before
+   *     {@link #takenBy(String)}
+   */
+  public String takenBy() {
+    return takenBy;
+  }
+
+  /**
+   * Names who took the lease; called once, before its entry is pushed on the held-fence stack.
+   *
+   * @param taker the fenced method or the API's caller; {@code null} when unknown
+   * @return this lease
+   */
+  HeldLease takenBy(String taker) {
+    this.takenBy = taker;
+    return this;
   }
 
   public long fencingToken() {
@@ -911,6 +934,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
     @Override
     public String holderLabel() {
       return held.holderLabel();
+    }
+
+    @Override
+    public String takenBy() {
+      return held.takenBy();
     }
 
     @Override

@@ -50,8 +50,8 @@ final class LeaseAcquirer {
     FencedCalls.install(
         new FencedCalls.Core() {
           @Override
-          public FencedCall enter(WriterFence fence, FenceRequest request) {
-            return fence.acquirer.enter(request);
+          public FencedCall enter(WriterFence fence, FenceRequest request, String takenBy) {
+            return fence.acquirer.enter(request, takenBy);
           }
 
           @Override
@@ -62,9 +62,10 @@ final class LeaseAcquirer {
               Duration ttl,
               BusyRetryPolicy retryPolicy,
               Integer priority,
-              boolean interruptOnLoss) {
+              boolean interruptOnLoss,
+              String takenBy) {
             return fence.acquirer.enter(
-                fenceName, holderLabel, ttl, retryPolicy, priority, null, interruptOnLoss);
+                fenceName, holderLabel, ttl, retryPolicy, priority, null, interruptOnLoss, takenBy);
           }
 
           @Override
@@ -100,8 +101,12 @@ final class LeaseAcquirer {
     this.turns = new LocalTurns(store, fence.queueLapse);
   }
 
-  /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
-  FencedCall enter(FenceRequest request) {
+  /**
+   * The enter half of a fenced call; see {@link FencedCalls#enter}.
+   *
+   * @param takenBy the fenced method; {@code null} for the API's caller ({@link ApiCaller})
+   */
+  FencedCall enter(FenceRequest request, String takenBy) {
     Objects.requireNonNull(request, "request");
     return enter(
         request.fenceName(),
@@ -110,7 +115,8 @@ final class LeaseAcquirer {
         request.retryPolicy().orElse(null),
         request.priorityOrNull(),
         request,
-        request.interruptOnLoss());
+        request.interruptOnLoss(),
+        takenBy);
   }
 
   /**
@@ -124,6 +130,7 @@ final class LeaseAcquirer {
    * @param request the request these values came from, or {@code null} (made if a listener needs
    *     it)
    * @param interruptOnLoss interrupt this thread when the lease is lost before the call ends
+   * @param takenBy the fenced method; {@code null} for the API's caller ({@link ApiCaller})
    */
   FencedCall enter(
       String fenceName,
@@ -132,7 +139,8 @@ final class LeaseAcquirer {
       BusyRetryPolicy policy,
       Integer priority,
       FenceRequest request,
-      boolean interruptOnLoss) {
+      boolean interruptOnLoss,
+      String takenBy) {
     // A hold of this domain on the thread, from a fenced call or an acquire, of any copy of core.
     // The stack is asked first: with no valid hold of the name at all, no domain is compared.
     if (HeldFenceStack.holds(fenceName)) {
@@ -153,6 +161,8 @@ final class LeaseAcquirer {
     if (interruptOnLoss) {
       lease.interruptOnLoss();
     }
+    // Named before it is pushed: every thread that sees the entry sees who took it.
+    lease.takenBy(takenBy != null ? takenBy : ApiCaller.find());
     // Pushed after it is kept: a lease the stack shows is renewed and watched.
     HeldFenceStack.push(lease.entry);
     return lease;

@@ -362,6 +362,7 @@ public final class WriterFence implements AutoCloseable {
 
   private static FenceLease holdForCaller(HeldLease lease) {
     lease.hold().heldByCaller();
+    lease.takenBy(ApiCaller.find()); // before it is pushed: the caller of acquire or tryAcquire
     // On the stack every copy of core reads (the agent's too), so their fenced calls join it.
     HeldFenceStack.push(lease.entry);
     return lease.view();
@@ -582,7 +583,7 @@ public final class WriterFence implements AutoCloseable {
 
   /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
   FencedCall enter(FenceRequest request) {
-    return acquirer.enter(request);
+    return acquirer.enter(request, null);
   }
 
   /**

@@ -109,6 +109,18 @@ public final class HeldFenceStack {
     default BooleanSupplier onLost(Consumer<String> callback) {
       return null;
     }
+
+    /**
+     * Who took the hold, for the audit's writer map: the fenced method for a woven or agent-fenced
+     * call ({@code com.acme.Uploader.upload(String)}), or the first frame outside writer-fence's
+     * own packages that called the Java API ({@code com.acme.Main.main(Main.java:20)}). A hold
+     * carried to another thread answers the same as on the thread that took it.
+     *
+     * @return who took the hold, or {@code null} when the copy of core that pushed it does not tell
+     */
+    default String takenBy() {
+      return null;
+    }
   }
 
   /**

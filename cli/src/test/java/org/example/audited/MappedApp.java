@@ -2,6 +2,7 @@ package org.example.audited;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
+import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.cli.audit.LocalS3;
 import dev.writerfence.testing.WriterProcess;
 import io.awspring.cloud.s3.InMemoryBufferingS3OutputStreamProvider;
@@ -26,10 +27,12 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * writes three keys under fence A, {@code compact} writes under fence B (a second name on the same
  * bucket: inconsistent), {@code sweep} writes under no fence. Bucket two: {@code archive} writes
  * under fence A alone (fenced), once straight through the client and twice through Spring Cloud
- * AWS's {@code S3Template}, whose frames stand between the application and the client. An LMDB
- * environment (lmdbjava), whose volume is its directory: {@code index} writes two keys under fence
- * A, {@code reindex} writes under no fence. Each write is made from a line of its own: its own call
- * site.
+ * AWS's {@code S3Template}, whose frames stand between the application and the client; {@code
+ * publish} writes there fenced by the agent for its {@code @WriterFenced}, and {@code mirror}
+ * fenced by the agent's {@code fence.methods} entry that the test gives it (both under fence A). An
+ * LMDB environment (lmdbjava), whose volume is its directory: {@code index} writes two keys under
+ * fence A, {@code reindex} writes under no fence. Each write is made from a line of its own: its
+ * own call site.
  *
  * <p>Arguments: S3 endpoint, JDBC URL, fence A, fence B, bucket one, bucket two (both created by
  * the test), the LMDB environment's directory (existing). lmdbjava needs {@code --add-opens
@@ -49,6 +52,12 @@ public final class MappedApp {
 
   /** The key {@code reindex} writes there with no fence. */
   public static final String REINDEX_KEY = "reindex";
+
+  /** The key {@code publish} writes, fenced for its annotation. */
+  public static final String PUBLISHED = "published/1.json";
+
+  /** The key {@code mirror} writes, fenced by a {@code fence.methods} entry. */
+  public static final String MIRRORED = "mirrored/1.json";
 
   private MappedApp() {}
 
@@ -77,6 +86,8 @@ public final class MappedApp {
       fence.run(
           FenceRequest.builder(fenceA).holderLabel("archive").build(),
           () -> viaTemplate(template, two));
+      publish(fenceA, s3, two);
+      mirror(fenceA, s3, two);
       try (Env<ByteBuffer> env =
           Env.create().setMapSize(16L << 20).setMaxDbs(1).open(new File(args[6]))) {
         Dbi<ByteBuffer> dbi = env.openDbi("index", DbiFlags.MDB_CREATE);
@@ -123,6 +134,17 @@ public final class MappedApp {
   private static ByteBuffer direct(String text) {
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
     return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+  }
+
+  /** Fenced by the agent for its annotation: the method that takes the fence. */
+  @WriterFenced(value = "{0}", holder = "publish")
+  public static void publish(String fence, S3Client s3, String bucket) {
+    s3.putObject(p -> p.bucket(bucket).key(PUBLISHED), RequestBody.fromString("{}"));
+  }
+
+  /** Fenced by the agent's {@code fence.methods} entry for it: {@code MappedApp#mirror={0}}. */
+  public static void mirror(String fence, S3Client s3, String bucket) {
+    s3.putObject(p -> p.bucket(bucket).key(MIRRORED), RequestBody.fromString("{}"));
   }
 
   private static void archive(S3Client s3, String bucket) {

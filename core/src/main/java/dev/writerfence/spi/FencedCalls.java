@@ -32,7 +32,22 @@ public final class FencedCalls {
      * @param request the request; never {@code null}
      * @return the call, to exit after the method
      */
-    FencedCall enter(WriterFence fence, FenceRequest request);
+    default FencedCall enter(WriterFence fence, FenceRequest request) {
+      return enter(fence, request, null);
+    }
+
+    /**
+     * The same as {@link #enter(WriterFence, FenceRequest)}, naming who takes the lease.
+     *
+     * @param fence the fence; never {@code null}
+     * @param request the request; never {@code null}
+     * @param takenBy the fenced method, as {@code com.acme.Uploader.upload(String)}, that a lease
+     *     taken here is taken by ({@link
+     *     dev.writerfence.bootstrap.HeldFenceStack.Entry#takenBy()}); {@code null} for the first
+     *     frame outside writer-fence's own packages
+     * @return the call, to exit after the method
+     */
+    FencedCall enter(WriterFence fence, FenceRequest request, String takenBy);
 
     /**
      * The same as {@link #enter(WriterFence, FenceRequest)} for values that were checked already
@@ -74,6 +89,34 @@ public final class FencedCalls {
      *     ends ({@link FenceRequest.Builder#interruptOnLoss})
      * @return the call, to exit after the method
      */
+    default FencedCall enter(
+        WriterFence fence,
+        String fenceName,
+        String holderLabel,
+        Duration ttl,
+        BusyRetryPolicy retryPolicy,
+        Integer priority,
+        boolean interruptOnLoss) {
+      return enter(
+          fence, fenceName, holderLabel, ttl, retryPolicy, priority, interruptOnLoss, null);
+    }
+
+    /**
+     * The same as {@link #enter(WriterFence, String, String, Duration, BusyRetryPolicy, Integer,
+     * boolean)}, naming who takes the lease.
+     *
+     * @param fence the fence; never {@code null}
+     * @param fenceName a checked fence name; never {@code null}
+     * @param holderLabel as above, or {@code null} for the fence's default
+     * @param ttl a checked TTL, or {@code null} for the fence's default
+     * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
+     * @param priority a checked priority, or {@code null} for the fence's default
+     * @param interruptOnLoss interrupt the calling thread when the lease is lost before the call
+     *     ends
+     * @param takenBy the fenced method a lease taken here is taken by; {@code null} for the first
+     *     frame outside writer-fence's own packages
+     * @return the call, to exit after the method
+     */
     FencedCall enter(
         WriterFence fence,
         String fenceName,
@@ -81,7 +124,8 @@ public final class FencedCalls {
         Duration ttl,
         BusyRetryPolicy retryPolicy,
         Integer priority,
-        boolean interruptOnLoss);
+        boolean interruptOnLoss,
+        String takenBy);
 
     /**
      * @param fence the fence; never {@code null}
@@ -124,7 +168,24 @@ public final class FencedCalls {
    *     not run
    */
   public static FencedCall enter(WriterFence fence, FenceRequest request) {
-    return core(fence).enter(fence, Objects.requireNonNull(request, "request"));
+    return enter(fence, request, null);
+  }
+
+  /**
+   * The same as {@link #enter(WriterFence, FenceRequest)}, for advice that knows the fenced method:
+   * a lease taken here names it as its taker, which the audit's writer map shows.
+   *
+   * @param fence the fence; never {@code null}
+   * @param request the request; never {@code null}
+   * @param takenBy the fenced method, as {@code com.acme.Uploader.upload(String)}; {@code null} for
+   *     the first frame outside writer-fence's own packages
+   * @return the call, to exit after the method; never {@code null}
+   * @throws WriterFenceBusyException as {@link #enter(WriterFence, FenceRequest)}
+   * @throws WriterFenceInterruptedException as {@link #enter(WriterFence, FenceRequest)}
+   * @throws WriterFenceUnavailableException as {@link #enter(WriterFence, FenceRequest)}
+   */
+  public static FencedCall enter(WriterFence fence, FenceRequest request, String takenBy) {
+    return core(fence).enter(fence, Objects.requireNonNull(request, "request"), takenBy);
   }
 
   /**

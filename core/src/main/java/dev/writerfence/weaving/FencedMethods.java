@@ -170,8 +170,20 @@ public final class FencedMethods {
       String returnTypeName,
       Predicate<String> subtypeOf,
       String lastParameterTypeName) {
+    return of(annotation, where, where, returnTypeName, subtypeOf, lastParameterTypeName);
+  }
+
+  /** {@link #of(WriterFenced, String, String, Predicate, String)}, with its leases' taker. */
+  private static FencedMethod of(
+      WriterFenced annotation,
+      String where,
+      String takenBy,
+      String returnTypeName,
+      Predicate<String> subtypeOf,
+      String lastParameterTypeName) {
     try {
-      return new FencedMethod(annotation, where, returnTypeName, subtypeOf, lastParameterTypeName);
+      return new FencedMethod(
+          annotation, where, takenBy, returnTypeName, subtypeOf, lastParameterTypeName);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           e.getMessage() + " (in @WriterFenced on " + where + ")", e);
@@ -191,9 +203,28 @@ public final class FencedMethods {
         of(
             annotation,
             method.toGenericString(),
+            describe(method),
             method.getReturnType().getName(),
             LazyResults.subtypeOf(method.getReturnType()),
             parameters.length == 0 ? null : parameters[parameters.length - 1].getName()));
+  }
+
+  /**
+   * Names a fenced method as the audit names methods, and as the leases it takes name their taker:
+   * {@code com.acme.Uploader.upload(String)}, the declaring class's binary name and the simple
+   * names of the parameter types.
+   *
+   * @param method the method; never {@code null}
+   * @return its name; never {@code null}
+   */
+  public static String describe(Method method) {
+    StringBuilder s = new StringBuilder(method.getDeclaringClass().getName()).append('.');
+    s.append(method.getName()).append('(');
+    Class<?>[] params = method.getParameterTypes();
+    for (int i = 0; i < params.length; i++) {
+      s.append(i > 0 ? ", " : "").append(params[i].getSimpleName());
+    }
+    return s.append(')').toString();
   }
 
   /** One annotated method: its name template and the request values that do not vary. */
@@ -209,14 +240,17 @@ public final class FencedMethods {
     private final boolean interruptOnLoss;
     private final LazyResults.LazyResult lazy; // null: held until the method returns
     private final FenceRequest constantRequest;
+    private final String takenBy; // the leases' taker, for the audit's writer map
 
     private FencedMethod(
         WriterFenced a,
         String where,
+        String takenBy,
         String returnTypeName,
         Predicate<String> subtypeOf,
         String lastParameterTypeName) {
       this.annotation = a;
+      this.takenBy = takenBy;
       this.name = FenceNameTemplate.parse(a.value());
       this.advisoryKey = a.advisoryKey().isEmpty() ? null : name.advisoryKey(a.advisoryKey());
       // Decorated here, once per method: a call passes the label as it is.
@@ -388,9 +422,9 @@ public final class FencedMethods {
         BusyRetryPolicy policy,
         boolean interrupt) {
       if (keyText == null) {
-        return c.enter(fence, fenceName, holderLabel, ttl, policy, priority, interrupt);
+        return c.enter(fence, fenceName, holderLabel, ttl, policy, priority, interrupt, takenBy);
       }
-      return c.enter(fence, build(fenceName, policy, keyText));
+      return c.enter(fence, build(fenceName, policy, keyText), takenBy);
     }
 
     /**

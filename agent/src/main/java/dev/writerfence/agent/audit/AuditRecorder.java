@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The agent's {@link AuditGate.Sink}: records each unfenced write once per call site (client,
  * operation, first application frame) with a count and a sample of its keys, and in enforce mode
  * refuses it. With {@code audit.map} it records fenced writes the same way, per call site and hold
- * (fence name, holder label): the rows of the writer map.
+ * (fence name, holder label, and who took the hold: {@link HeldFenceStack.Entry#takenBy()}): the
+ * rows of the writer map. Two takers at one call site (one write reached from two fenced methods)
+ * are two rows, so the map names each.
  *
  * <p>A write whose stack has no application frame runs on a client library's own thread (a
  * multipart part, an async continuation): it is part of a logical write that was already judged on
@@ -38,7 +40,12 @@ final class AuditRecorder implements AuditGate.Sink {
 
   /** A call site's writes under one hold; {@code fenceName} {@code null} for unfenced ones. */
   private record SiteKey(
-      String client, String operation, CallSites.Site site, String fenceName, String holderLabel) {}
+      String client,
+      String operation,
+      CallSites.Site site,
+      String fenceName,
+      String holderLabel,
+      String fencedBy) {}
 
   /** A client operation, whose call sites' depth sizes the next walk. */
   private record Operation(String client, String operation) {}
@@ -110,7 +117,7 @@ final class AuditRecorder implements AuditGate.Sink {
     SiteWrites row;
     try {
       // The walk starts here: every frame between it and the call site costs the walk.
-      row = record(write, operation, callSites.find(depth(client, operation)), null, null);
+      row = record(write, operation, callSites.find(depth(client, operation)), null, null, null);
       if (row == null) {
         return; // a library thread continuing a logical write judged where it started
       }
@@ -149,7 +156,8 @@ final class AuditRecorder implements AuditGate.Sink {
           operation,
           callSites.find(depth(client, operation)),
           hold.fenceName(),
-          hold.holderLabel());
+          hold.holderLabel(),
+          hold.takenBy()); // a field the hold's taker set once: no walk
     } catch (RuntimeException | LinkageError e) {
       // A fenced write goes on whatever the map misses.
       AgentLog.once(
@@ -171,7 +179,8 @@ final class AuditRecorder implements AuditGate.Sink {
       String operation,
       Optional<CallSites.Site> callSite,
       String fenceName,
-      String holderLabel) {
+      String holderLabel,
+      String fencedBy) {
     if (callSite.isEmpty()) {
       return null;
     }
@@ -189,7 +198,7 @@ final class AuditRecorder implements AuditGate.Sink {
     }
     SiteWrites row =
         bySite.computeIfAbsent(
-            new SiteKey(client, operation, callSite.get(), fenceName, holderLabel),
+            new SiteKey(client, operation, callSite.get(), fenceName, holderLabel, fencedBy),
             k -> firstAt(k, write));
     row.seen();
     if (row.samplesKeys()) {
@@ -221,7 +230,8 @@ final class AuditRecorder implements AuditGate.Sink {
             k.operation(),
             callSite,
             Objects.toString(k.fenceName()),
-            Objects.toString(k.holderLabel())),
+            Objects.toString(k.holderLabel()),
+            Objects.toString(k.fencedBy())),
         any ->
             new SiteWrites(
                 k.client(),
@@ -232,6 +242,7 @@ final class AuditRecorder implements AuditGate.Sink {
                 requiredFence(k.client()),
                 k.fenceName(),
                 k.holderLabel(),
+                k.fencedBy(),
                 k.site().libraryCall()));
   }
 
@@ -319,7 +330,8 @@ final class AuditRecorder implements AuditGate.Sink {
             .thenComparing(w -> w.operation)
             .thenComparing(w -> w.callSite)
             .thenComparing(w -> Objects.toString(w.fenceName))
-            .thenComparing(w -> Objects.toString(w.holderLabel)));
+            .thenComparing(w -> Objects.toString(w.holderLabel))
+            .thenComparing(w -> Objects.toString(w.fencedBy)));
     return list;
   }
 

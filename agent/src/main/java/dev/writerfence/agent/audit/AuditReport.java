@@ -24,9 +24,11 @@ import java.util.Locale;
  * {@code keys} (up to five distinct keys written there), {@code more_keys}, {@code library_call}
  * (the wrapper library's frame the call site called, or {@code null})), {@code
  * total_unfenced_writes}, {@code map} ({@code audit.map}) and {@code fenced_writes} (rows of the
- * same shape with {@code fence_name} and {@code holder_label}, one per call site and hold; empty
- * without {@code audit.map}), and {@code annotated_not_fenced} ({@code method}, {@code cause},
- * {@code call_site}: each {@code @WriterFenced} method that wrote with no fence held).
+ * same shape with {@code fence_name}, {@code holder_label} and {@code fenced_by} (who took the
+ * hold: the fenced method, or the Java API's caller; {@code null} when the copy of core that took
+ * it does not tell), one per call site, hold and taker; empty without {@code audit.map}), and
+ * {@code annotated_not_fenced} ({@code method}, {@code cause}, {@code call_site}: each
+ * {@code @WriterFenced} method that wrote with no fence held).
  */
 final class AuditReport {
   private static final JsonFactory JSON = new JsonFactory();
@@ -120,6 +122,7 @@ final class AuditReport {
     if (w.isFenced()) {
       json.writeStringField("fence_name", w.fenceName);
       json.writeStringField("holder_label", w.holderLabel);
+      json.writeStringField("fenced_by", w.fencedBy);
     }
     json.writeNumberField("count", w.count.get());
     json.writeNumberField("refused", w.refused.get());

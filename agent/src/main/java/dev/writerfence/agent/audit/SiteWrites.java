@@ -8,10 +8,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The writes of one call site through one client operation, under one hold (fence name and holder
- * label) or under none: the first one's details, how many there were, when, and a sample of the
- * keys they wrote, so that distinct writes at one site are counted together but never merged
- * silently. Thread-safe.
+ * The writes of one call site through one client operation, under one hold (fence name, holder
+ * label and who took it) or under none: the first one's details, how many there were, when, and a
+ * sample of the keys they wrote, so that distinct writes at one site are counted together but never
+ * merged silently. Thread-safe.
  */
 final class SiteWrites {
   /** How many distinct keys a row keeps as its sample. */
@@ -30,6 +30,12 @@ final class SiteWrites {
 
   /** The holder label of that hold, {@code null} when it has none or the writes are unfenced. */
   final String holderLabel;
+
+  /**
+   * Who took that hold (the fenced method, or the Java API's caller), {@code null} when unknown or
+   * the writes are unfenced. Two takers at one call site are two rows.
+   */
+  final String fencedBy;
 
   /** The wrapper library's frame the call site called, {@code null} when it called the client. */
   final String libraryCall;
@@ -52,6 +58,7 @@ final class SiteWrites {
       String requiredFence,
       String fenceName,
       String holderLabel,
+      String fencedBy,
       String libraryCall) {
     this.client = client;
     this.operation = operation;
@@ -62,6 +69,7 @@ final class SiteWrites {
     this.requiredFence = requiredFence;
     this.fenceName = fenceName;
     this.holderLabel = holderLabel;
+    this.fencedBy = fencedBy;
     this.libraryCall = libraryCall;
     this.firstSeen = Instant.now();
     this.lastSeen = firstSeen;

@@ -1,6 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentLog;
+import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -75,7 +76,7 @@ final class UnfencedAnnotatedMethods {
               return found;
             });
     for (Method m : annotated) {
-      String name = describe(m);
+      String name = FencedMethods.describe(m);
       if (reported.add(name)) {
         Finding finding =
             new Finding(name, woven(m.getDeclaringClass()) ? WOVEN_ELSEWHERE : NOT_WOVEN, callSite);
@@ -139,15 +140,5 @@ final class UnfencedAnnotatedMethods {
       // unreadable: say not woven, the likelier cause
     }
     return false;
-  }
-
-  private static String describe(Method m) {
-    StringBuilder s = new StringBuilder(m.getDeclaringClass().getName()).append('.');
-    s.append(m.getName()).append('(');
-    Class<?>[] params = m.getParameterTypes();
-    for (int i = 0; i < params.length; i++) {
-      s.append(i > 0 ? ", " : "").append(params[i].getSimpleName());
-    }
-    return s.append(')').toString();
   }
 }

@@ -89,7 +89,8 @@ public final class FenceDispatch {
     }
     try {
       WriterFence f = fence();
-      FencedCall call = FencedCalls.enter(f, spec.request(args, f.defaultRetryPolicy()));
+      FencedCall call =
+          FencedCalls.enter(f, spec.request(args, f.defaultRetryPolicy()), spec.takenBy());
       // A joined call has an exit too: one that asked to be interrupted on loss must disarm.
       return new Entered(call, spec.exitReturnType(), type);
     } catch (WriterFenceBusyException e) {
@@ -168,7 +169,7 @@ public final class FenceDispatch {
     FenceRequest request = spec.request(args, f.defaultRetryPolicy());
     method.setAccessible(true);
     if (suspend) {
-      return suspend(spec, key, method, self, args, enter(f, request, type));
+      return suspend(spec, key, method, self, args, enter(f, request, spec.takenBy(), type));
     }
     FencedInvocation invocation = () -> invokeBody(key, method, self, args);
     // A subscription cancelled on loss fails with the application's FenceLostException.
@@ -176,7 +177,7 @@ public final class FenceDispatch {
         spec.lazy()
             .defer(
                 method.getReturnType(),
-                enter(f, request, type),
+                enter(f, request, spec.takenBy(), type),
                 invocation,
                 lost -> CallerExceptions.forCaller(type, lost)));
   }
@@ -211,10 +212,11 @@ public final class FenceDispatch {
     }
   }
 
-  private static LazyResults.Enter enter(WriterFence f, FenceRequest request, Class<?> type) {
+  private static LazyResults.Enter enter(
+      WriterFence f, FenceRequest request, String takenBy, Class<?> type) {
     return () -> {
       try {
-        return FencedCalls.enter(f, request);
+        return FencedCalls.enter(f, request, takenBy);
       } catch (WriterFenceException e) {
         throw CallerExceptions.forCaller(type, e);
       }

@@ -19,6 +19,7 @@ import java.util.function.Predicate;
  */
 final class FenceSpec {
   private final String method;
+  private final String takenBy; // the leases' taker, for the audit's writer map; null when broken
   private final FenceNameTemplate fenceName;
   private final FenceNameTemplate advisoryKey; // null: the store's key scheme
   private final String holderLabel;
@@ -34,6 +35,7 @@ final class FenceSpec {
 
   private FenceSpec(
       String method,
+      String takenBy,
       MethodPattern pattern,
       SkipOnBusy skip,
       FencedMethod annotated,
@@ -41,6 +43,7 @@ final class FenceSpec {
       boolean returnsFuture,
       LazyResults.LazyResult lazy) {
     this.method = method;
+    this.takenBy = takenBy;
     this.fenceName = pattern == null ? null : pattern.fenceName();
     this.advisoryKey = pattern == null ? null : pattern.advisoryKey();
     this.holderLabel = pattern == null ? null : pattern.holderLabel();
@@ -72,6 +75,7 @@ final class FenceSpec {
    */
   static FenceSpec configured(
       String method,
+      String takenBy,
       MethodPattern pattern,
       String returnTypeName,
       boolean returnsFuture,
@@ -87,12 +91,14 @@ final class FenceSpec {
             lastParameterTypeName,
             skip,
             pattern.interruptOnLoss());
-    return new FenceSpec(method, pattern, skip, null, null, returnsFuture, lazy);
+    return new FenceSpec(method, takenBy, pattern, skip, null, null, returnsFuture, lazy);
   }
 
-  static FenceSpec annotated(String method, FencedMethod annotated, boolean returnsFuture) {
+  static FenceSpec annotated(
+      String method, String takenBy, FencedMethod annotated, boolean returnsFuture) {
     return new FenceSpec(
         method,
+        takenBy,
         null,
         annotated.skipOnBusy().orElse(null),
         annotated,
@@ -102,7 +108,7 @@ final class FenceSpec {
   }
 
   static FenceSpec broken(String method, IllegalArgumentException why) {
-    return new FenceSpec(method, null, null, null, why, false, null);
+    return new FenceSpec(method, null, null, null, null, why, false, null);
   }
 
   /**
@@ -164,6 +170,14 @@ final class FenceSpec {
    */
   LazyResults.LazyResult lazy() {
     return lazy;
+  }
+
+  /**
+   * @return the method as the leases it takes name their taker ({@code
+   *     com.acme.Uploader.upload(String)}); {@code null} for a broken spec, whose calls take none
+   */
+  String takenBy() {
+    return takenBy;
   }
 
   /**

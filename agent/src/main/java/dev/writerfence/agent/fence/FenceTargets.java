@@ -17,6 +17,7 @@ import net.bytebuddy.description.annotation.AnnotationDescription;
 import net.bytebuddy.description.annotation.AnnotationList;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.description.type.TypeList;
 
 /**
  * Decides, when a class is transformed, which of its methods are fenced and how: the {@code
@@ -151,6 +152,7 @@ final class FenceTargets {
     try {
       return FenceSpec.configured(
           where,
+          takenBy(type, m),
           pattern,
           returnTypeName(m),
           returnsFuture(m),
@@ -173,6 +175,7 @@ final class FenceTargets {
       WriterFenced annotation = a.prepare(WriterFenced.class).load();
       return FenceSpec.annotated(
           where,
+          takenBy(type, m),
           FencedMethods.of(
               annotation,
               where,
@@ -288,5 +291,19 @@ final class FenceTargets {
 
   private static String where(TypeDescription type, MethodDescription m) {
     return type.getName() + "#" + m.getName() + m.getDescriptor();
+  }
+
+  /**
+   * @return the method as the leases it takes name their taker, and as {@code
+   *     FencedMethods.describe} names a method of a loaded class: {@code
+   *     com.acme.Uploader.upload(String)}
+   */
+  static String takenBy(TypeDescription type, MethodDescription m) {
+    StringBuilder s = new StringBuilder(type.getName()).append('.').append(m.getName()).append('(');
+    TypeList parameters = m.getParameters().asTypeList().asErasures();
+    for (int i = 0; i < parameters.size(); i++) {
+      s.append(i > 0 ? ", " : "").append(parameters.get(i).getSimpleName());
+    }
+    return s.append(')').toString();
   }
 }

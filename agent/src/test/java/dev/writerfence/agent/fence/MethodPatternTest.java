@@ -124,7 +124,8 @@ class MethodPatternTest {
     assertThat(MethodPattern.parse("a.B#x=f", Optional.empty()).advisoryKey()).isNull();
     // What the agent's advice asks of the fence for one call: the fence name and the key text.
     FenceRequest request =
-        FenceSpec.configured("Jobs.integrate", p, "void", false, "void"::equals, null)
+        FenceSpec.configured(
+                "Jobs.integrate", "Jobs.integrate()", p, "void", false, "void"::equals, null)
             .request(new Object[] {"proj", 42}, BusyRetryPolicy.defaults());
     assertThat(request.fenceName()).isEqualTo("integrate:proj:42");
     assertThat(request.advisoryKey()).contains("vibey.integrate:proj:42");

@@ -68,7 +68,8 @@ public record AuditReportFile(
               text(w, "holder_label"),
               w.path("count").asLong(),
               keys(w),
-              w.path("more_keys").asBoolean()));
+              w.path("more_keys").asBoolean(),
+              text(w, "fenced_by")));
     }
     List<String> annotated = new ArrayList<>();
     for (JsonNode a : root.path("annotated_not_fenced")) {

@@ -16,6 +16,8 @@ import java.util.List;
  * @param count how many writes, at least 1
  * @param keys up to five distinct keys written there
  * @param moreKeys whether more distinct keys were written than {@code keys} holds
+ * @param fencedBy who took the hold (the fenced method, or the Java API's caller), {@code null}
+ *     when the report does not say (an older agent, or a copy of core that does not tell)
  */
 public record FencedWriteRow(
     String client,
@@ -27,4 +29,5 @@ public record FencedWriteRow(
     String holderLabel,
     long count,
     List<String> keys,
-    boolean moreKeys) {}
+    boolean moreKeys,
+    String fencedBy) {}

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 /**
  * The writer acquisition map of one audited run: per bucket (or audited directory), every writer
  * the agent saw write there (its application call site), the fence name and holder label it wrote
- * under, and its status:
+ * under, who took that hold (the fenced method, or the Java API's caller), and its status:
  *
  * <ul>
  *   <li>{@code fenced}: it held the fence, and every fenced writer of the bucket used the same
@@ -23,7 +23,8 @@ import java.util.TreeMap;
  * </ul>
  *
  * <p>Made from the agent's report with {@code audit.map}; a writer is one call site and hold, so
- * one method writing under two names shows twice.
+ * one method writing under two names shows twice, and so does one call site reached from two
+ * methods that took the fence.
  */
 public final class WriterMap {
   /** A writer's status in the map. */
@@ -55,6 +56,7 @@ public final class WriterMap {
    * @param status its status
    * @param note for an inconsistent writer, how its fence name stands among the bucket's: the odd
    *     one out, the majority name, or no majority; {@code null} for the others
+   * @param fencedBy who took the hold it wrote under, {@code null} when unfenced or unknown
    */
   public record Writer(
       String bucket,
@@ -68,7 +70,8 @@ public final class WriterMap {
       List<String> keys,
       boolean moreKeys,
       Status status,
-      String note) {}
+      String note,
+      String fencedBy) {}
 
   private final List<Writer> writers;
 
@@ -95,16 +98,24 @@ public final class WriterMap {
    * @return the map of all their writes
    */
   public static WriterMap of(List<AuditReportFile> reports) {
-    // Rows per bucket, then per writer (client, call site, fence name, holder label).
+    // Rows per bucket, then per writer (client, call site, fence name, holder label, taker).
     Map<String, Map<List<String>, List<Object>>> byBucket = new TreeMap<>();
     Map<String, String> libraryCalls = new HashMap<>();
     for (AuditReportFile report : reports) {
       for (FencedWriteRow r : report.fenced()) {
-        add(byBucket, r.bucket(), r.client(), r.callSite(), r.fenceName(), r.holderLabel(), r);
+        add(
+            byBucket,
+            r.bucket(),
+            r.client(),
+            r.callSite(),
+            r.fenceName(),
+            r.holderLabel(),
+            r.fencedBy(),
+            r);
         libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
       }
       for (UnfencedWriteRow r : report.writes()) {
-        add(byBucket, r.bucket(), r.client(), r.callSite(), null, null, r);
+        add(byBucket, r.bucket(), r.client(), r.callSite(), null, null, null, r);
         libraryCalls.putIfAbsent(r.callSite(), r.libraryCall());
       }
     }
@@ -130,12 +141,14 @@ public final class WriterMap {
       String callSite,
       String fenceName,
       String holderLabel,
+      String fencedBy,
       Object row) {
     List<String> writer = new ArrayList<>();
     writer.add(client);
     writer.add(callSite);
     writer.add(fenceName);
     writer.add(holderLabel);
+    writer.add(fencedBy);
     byBucket
         .computeIfAbsent(bucket == null ? "-" : bucket, b -> new TreeMap<>(WriterMap::compare))
         .computeIfAbsent(writer, w -> new ArrayList<>())
@@ -203,11 +216,12 @@ public final class WriterMap {
         List.copyOf(keys),
         more,
         status,
-        status == Status.INCONSISTENT ? FenceNameCount.note(fenceName, names) : null);
+        status == Status.INCONSISTENT ? FenceNameCount.note(fenceName, names) : null,
+        key.get(4));
   }
 
   /**
-   * @return every writer, by bucket, then client, call site, fence name and holder label
+   * @return every writer, by bucket, then client, call site, fence name, holder label and taker
    */
   public List<Writer> writers() {
     return writers;
@@ -263,12 +277,13 @@ public final class WriterMap {
                       "holder",
                       "client",
                       "call site",
+                      "fenced by",
                       "via",
                       "operations",
                       "writes",
                       "keys",
                       "note")
-                  .alignRight(7);
+                  .alignRight(8);
           for (Writer w : list) {
             table.row(
                 w.status().label(),
@@ -276,6 +291,7 @@ public final class WriterMap {
                 w.holderLabel() == null ? "-" : w.holderLabel(),
                 w.client(),
                 w.callSite(),
+                w.fencedBy() == null ? "-" : w.fencedBy(),
                 w.libraryCall() == null ? "-" : w.libraryCall(),
                 String.join(",", w.operations()),
                 w.count(),

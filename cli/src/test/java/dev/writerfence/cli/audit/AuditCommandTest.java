@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.writerfence.cli.Cli;
+import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;
@@ -122,6 +123,7 @@ class AuditCommandTest {
 
   @Test
   void C35_theMapFlagsTwoFenceNamesOnOneBucketAndItsUnfencedWriter() throws Exception {
+    // Also names, beside each fenced call site, the method that took the fence.
     String one = bucket("map-one");
     String two = bucket("map-two");
     String fenceA = FenceNames.random("map-a");
@@ -150,6 +152,8 @@ class AuditCommandTest {
             tuple(two, APP + ".archive", fenceA, 1L, WriterMap.Status.FENCED),
             tuple(two, APP + ".viaTemplate", fenceA, 1L, WriterMap.Status.FENCED),
             tuple(two, APP + ".viaTemplate", fenceA, 1L, WriterMap.Status.FENCED),
+            tuple(two, APP + ".publish", fenceA, 1L, WriterMap.Status.FENCED),
+            tuple(two, APP + ".mirror", fenceA, 1L, WriterMap.Status.FENCED),
             tuple(volume, APP + ".index", fenceA, 2L, WriterMap.Status.FENCED),
             tuple(volume, APP + ".reindex", null, 1L, WriterMap.Status.UNFENCED));
     assertThat(map.writersOf(volume))
@@ -188,6 +192,27 @@ class AuditCommandTest {
         .as("distinct keys of one call site, kept")
         .containsExactly(MappedApp.INGEST_KEYS);
     assertThat(ingest.holderLabel()).startsWith("ingest");
+    assertThat(map.writers())
+        .filteredOn(w -> w.fenceName() != null && !w.callSite().contains(".publish("))
+        .filteredOn(w -> !w.callSite().contains(".mirror("))
+        .as(
+            "taken through the Java API (fence.run in main, the writes in its lambdas): main's line")
+        .hasSize(6)
+        .allSatisfy(w -> assertThat(w.fencedBy()).startsWith(APP + ".main(MappedApp.java:"));
+    assertThat(map.writers())
+        .filteredOn(w -> w.fenceName() == null)
+        .allSatisfy(w -> assertThat(w.fencedBy()).isNull());
+    assertThat(fencedBy(map, ".publish("))
+        .as("fenced by the agent for its @WriterFenced: the method itself")
+        .isEqualTo(APP + ".publish(String, S3Client, String)");
+    assertThat(fencedBy(map, ".mirror("))
+        .as("fenced by the agent's fence.methods entry: the method itself")
+        .isEqualTo(APP + ".mirror(String, S3Client, String)");
+    assertThat(run.out())
+        .as("the printed map shows the taker beside the call site")
+        .contains("fenced by")
+        .contains(APP + ".publish(String, S3Client, String)")
+        .contains(APP + ".main(MappedApp.java:");
     assertThat(run.out())
         .contains("writer map:")
         .contains("bucket " + one + ": INCONSISTENT: writers hold 2 fence names")
@@ -509,9 +534,25 @@ class AuditCommandTest {
           "--add-opens",
           "java.base/sun.nio.ch=ALL-UNNAMED");
 
+  /**
+   * {@link MappedApp} with the agent's own fence on, so it fences {@code publish} (annotated) and
+   * {@code mirror} (named by a {@code fence.methods} entry).
+   */
   private List<String> mappedCommand(
       String fenceA, String fenceB, String one, String two, String volume) {
-    return javaCommand(LMDB_OPENS, APP, db.jdbcUrl(), fenceA, fenceB, one, two, volume);
+    List<String> options = new ArrayList<>(LMDB_OPENS);
+    options.add("-D" + SettingsCatalog.DATASOURCE_URL.property() + "=" + db.jdbcUrl());
+    options.add("-D" + SettingsCatalog.FENCE_METHODS.property() + "=" + APP + "#mirror={0}");
+    return javaCommand(options, APP, db.jdbcUrl(), fenceA, fenceB, one, two, volume);
+  }
+
+  /** The taker of the one writer whose call site contains {@code method}. */
+  private static String fencedBy(WriterMap map, String method) {
+    return map.writers().stream()
+        .filter(w -> w.callSite().contains(method))
+        .findFirst()
+        .orElseThrow()
+        .fencedBy();
   }
 
   /** A new directory for {@link MappedApp}'s LMDB environment: the volume it writes. */
