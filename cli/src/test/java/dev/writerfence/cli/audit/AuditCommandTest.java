@@ -542,6 +542,7 @@ class AuditCommandTest {
       String fenceA, String fenceB, String one, String two, String volume) {
     List<String> options = new ArrayList<>(LMDB_OPENS);
     options.add("-D" + SettingsCatalog.DATASOURCE_URL.property() + "=" + db.jdbcUrl());
+    options.add("-D" + SettingsCatalog.DATASOURCE_USERNAME.property() + "=postgres");
     options.add("-D" + SettingsCatalog.FENCE_METHODS.property() + "=" + APP + "#mirror={0}");
     return javaCommand(options, APP, db.jdbcUrl(), fenceA, fenceB, one, two, volume);
   }
