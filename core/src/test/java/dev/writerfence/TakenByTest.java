@@ -20,32 +20,32 @@ class TakenByTest extends FenceTestSupport {
   private final WriterFence fence = fence();
 
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     pool.shutdownNow();
     fence.close();
   }
 
   @Test
-  void aCallThroughTheApiIsTakenByTheMethodThatCalledIt() {
+  void aCallThroughTheApiIsTakenByTheMethodThatCalledIt() throws Exception {
     assertThat(Takers.viaCall(fence, request("call")))
         .as("the frame that called WriterFence.call, not the lambda, not writer-fence's own")
         .startsWith(TAKERS + ".viaCall(Takers.java:");
   }
 
   @Test
-  void anAcquireIsTakenByItsCaller() {
+  void anAcquireIsTakenByItsCaller() throws Exception {
     assertThat(Takers.viaAcquire(fence, request("acquire")))
         .startsWith(TAKERS + ".viaAcquire(Takers.java:");
   }
 
   @Test
-  void aJoinedCallKeepsTheOuterTaker() {
+  void aJoinedCallKeepsTheOuterTaker() throws Exception {
     String taker = Takers.nested(fence, request("nested"));
     assertThat(taker).startsWith(TAKERS + ".nested(Takers.java:");
   }
 
   @Test
-  void aHoldCarriedToAnotherThreadKeepsItsTaker() {
+  void aHoldCarriedToAnotherThreadKeepsItsTaker() throws Exception {
     assertThat(Takers.carried(fence, request("carried"), pool))
         .startsWith(TAKERS + ".carried(Takers.java:");
   }
@@ -56,7 +56,7 @@ class TakenByTest extends FenceTestSupport {
   }
 
   @Test
-  void nothingIsHeldAfterwards() {
+  void nothingIsHeldAfterwards() throws Exception {
     Takers.viaCall(fence, request("done"));
     assertThat(HeldFenceStack.find(name)).isNull();
   }

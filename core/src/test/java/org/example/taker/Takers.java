@@ -24,7 +24,7 @@ public final class Takers {
   }
 
   /** {@code WriterFence.call}, its body a lambda: the method that called {@code call} took it. */
-  public static String viaCall(WriterFence fence, FenceRequest request) {
+  public static String viaCall(WriterFence fence, FenceRequest request) throws Exception {
     return fence.call(request, () -> taker(request.fenceName()));
   }
 
@@ -39,12 +39,13 @@ public final class Takers {
   }
 
   /** A nested call of the same name joins the hold: the outer taker stays. */
-  public static String nested(WriterFence fence, FenceRequest request) {
+  public static String nested(WriterFence fence, FenceRequest request) throws Exception {
     return fence.call(request, () -> fence.call(request, () -> taker(request.fenceName())));
   }
 
   /** The hold carried to a pool thread: that thread sees the original taker. */
-  public static String carried(WriterFence fence, FenceRequest request, ExecutorService pool) {
+  public static String carried(WriterFence fence, FenceRequest request, ExecutorService pool)
+      throws Exception {
     return fence.call(
         request,
         () ->
