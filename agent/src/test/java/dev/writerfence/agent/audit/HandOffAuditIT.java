@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the real agent, S3Proxy and PostgreSQL. While the method holds, the tasks' writes are fenced and
  * stamped with the parent's fencing token (read back from S3Proxy); a task that outlives the method
  * is refused and listed; a task that a thread without a hold submits to a pool whose worker a
- * holder started is refused (no worker inherits a hold).
+ * holder started is refused (no worker inherits a hold). With the writer map on, every fenced write
+ * of a task names the fenced method that took the hold it was carried: the hold keeps its taker.
  */
 class HandOffAuditIT {
   private static final Duration TIMEOUT = Duration.ofMinutes(3);
@@ -119,6 +120,20 @@ class HandOffAuditIT {
             .isEqualTo(parent);
       }
     }
+    // Rows are per call site, hold and taker: the kinds' writes share rows, each naming upload.
+    assertThat(run.fencedBy())
+        .as(
+            "who took the holds the tasks wrote in (carried, and joined by put): %s",
+            run.describe())
+        .filteredOn(row -> kinds.stream().anyMatch(kind -> row.get(1).startsWith(kind + "/")))
+        .isNotEmpty()
+        .allSatisfy(
+            row ->
+                assertThat(row.get(0))
+                    .isEqualTo(
+                        "org.example.handoff."
+                            + (how.equals("annotation") ? "AnnotatedUploads" : "Uploads")
+                            + ".upload(String, String)"));
     assertThat(run.lines()).as(run.describe()).contains("outlived refused true");
     if (!how.equals("explicit")) {
       assertThat(run.lines())
@@ -145,6 +160,7 @@ class HandOffAuditIT {
       jvm.add("-javaagent:" + AuditApp.AGENT_JAR);
       jvm.add("-Dwriter-fence.audit.mode=enforce");
       jvm.add("-Dwriter-fence.audit.report=" + report);
+      jvm.add("-Dwriter-fence.audit.map=true");
       jvm.add("-Dwriter-fence.datasource.url=" + db.jdbcUrl());
       jvm.add("-Dwriter-fence.datasource.username=postgres");
       if (!how.equals("annotation")) {
@@ -177,10 +193,16 @@ class HandOffAuditIT {
           }
         }
         List<String> listed = new ArrayList<>();
-        JSON.readTree(report.toFile())
-            .get("unfenced_writes")
-            .forEach((JsonNode w) -> listed.add(w.get("key").asText()));
-        return new Run(List.copyOf(app.output()), stamps, listed, app.stderr());
+        JsonNode written = JSON.readTree(report.toFile());
+        written.get("unfenced_writes").forEach((JsonNode w) -> listed.add(w.get("key").asText()));
+        // Each fenced row's taker, with each key of its sample.
+        List<List<String>> fencedBy = new ArrayList<>();
+        for (JsonNode w : written.get("fenced_writes")) {
+          for (JsonNode key : w.get("keys")) {
+            fencedBy.add(List.of(w.path("fenced_by").asText(), key.asText()));
+          }
+        }
+        return new Run(List.copyOf(app.output()), stamps, listed, fencedBy, app.stderr());
       }
     }
   }
@@ -189,6 +211,7 @@ class HandOffAuditIT {
       List<String> lines,
       java.util.Map<String, String> s3Metadata,
       List<String> listedKeys,
+      List<List<String>> fencedBy,
       String stderr) {
     String describe() {
       return "output " + lines + "\nstderr " + stderr;
