@@ -298,7 +298,7 @@ final class FenceTargets {
    *     FencedMethods.describe} names a method of a loaded class: {@code
    *     com.acme.Uploader.upload(String)}
    */
-  static String takenBy(TypeDescription type, MethodDescription m) {
+  private static String takenBy(TypeDescription type, MethodDescription m) {
     StringBuilder s = new StringBuilder(type.getName()).append('.').append(m.getName()).append('(');
     TypeList parameters = m.getParameters().asTypeList().asErasures();
     for (int i = 0; i < parameters.size(); i++) {
