@@ -7,7 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -79,13 +79,18 @@ public final class SchemaCommand implements Runnable {
             leaseRpcFenceName == null ? null : new LeaseRpcCompatibility(schema, leaseRpcFenceName);
       } catch (IllegalArgumentException e) {
         throw new ParameterException(
-            spec.commandLine(), "--lease-rpc-fence-name: " + e.getMessage());
+            spec.commandLine(),
+            "--lease-rpc-fence-name: " + e.getMessage().replaceFirst("^writer-fence: ", ""));
       }
       PrintWriter out = spec.commandLine().getOut();
       try (Connection c = db.dataSource().getConnection()) {
         boolean existed = tableExists(c, db.schema());
         int before = existed ? versionBefore(c, db.schema()) : 0;
         String who = currentUser(c);
+        if (leaseRpc != null) {
+          // Refuse before the contract is touched: a deployment's own pair is never replaced.
+          LeaseRpcCompatibility.requireInstallable(c);
+        }
         schema.install(c);
         int version = version(c, db.schema());
         String grantee = grantTo != null ? grantTo : who;
@@ -109,9 +114,13 @@ public final class SchemaCommand implements Runnable {
             "owner: %s (the only role that can read the lease table); EXECUTE granted to: %s%n",
             who, grantee);
         if (leaseRpc != null) {
-          try (Statement st = c.createStatement()) {
-            st.execute(leaseRpc.sql());
-          }
+          Optional<String> replaced = leaseRpc.install(c);
+          replaced.ifPresent(
+              previous ->
+                  out.printf(
+                      "replaced the lease-RPC pair writer-fence had installed before (default"
+                          + " fence name '%s'); legs that pass no fence name now use '%s'%n",
+                      previous, leaseRpcFenceName));
           out.printf(
               "installed the lease-RPC pair public.corpus_writer_fence_lease_acquire and _release"
                   + " over schema '%s' (default fence name '%s'); EXECUTE granted to: %s%n",

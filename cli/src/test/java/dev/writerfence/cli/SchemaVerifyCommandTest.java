@@ -85,11 +85,50 @@ class SchemaVerifyCommandTest {
   void aBadLeaseRpcFenceNameIsNamedAndNothingIsInstalled() {
     Cli.Run run = runInstall("cli_verify_lease_rpc_bad", "--lease-rpc-fence-name", " padded ");
     assertThat(run.exitCode()).isNotZero();
-    assertThat(run.err()).contains("--lease-rpc-fence-name");
+    assertThat(run.err())
+        .contains("--lease-rpc-fence-name: fence name ' padded ' is not allowed")
+        .doesNotContain("--lease-rpc-fence-name: writer-fence:");
     assertThat(
             db.queryValue(
                 Boolean.class, "SELECT to_regclass('cli_verify_lease_rpc_bad.lease') IS NULL"))
         .isTrue();
+  }
+
+  @Test
+  void aLeaseRpcPairWriterFenceDidNotInstallIsRefusedAndNothingIsInstalled() {
+    db.execute(
+        "CREATE FUNCTION public.corpus_writer_fence_lease_release(p_token uuid, p_extra int)"
+            + " RETURNS boolean LANGUAGE sql AS 'SELECT true'");
+    try {
+      Cli.Run run =
+          runInstall("cli_verify_lease_rpc_foreign", "--lease-rpc-fence-name", "cli_rpc_row");
+      assertThat(run.exitCode()).isNotZero();
+      assertThat(run.err())
+          .contains("public.corpus_writer_fence_lease_release(p_token uuid, p_extra integer)")
+          .contains("writer-fence did not install")
+          .contains("drop or rename");
+      assertThat(
+              db.queryValue(
+                  Boolean.class,
+                  "SELECT to_regclass('cli_verify_lease_rpc_foreign.lease') IS NULL"))
+          .as("the contract is not installed either")
+          .isTrue();
+    } finally {
+      db.execute("DROP FUNCTION public.corpus_writer_fence_lease_release(uuid, integer)");
+    }
+  }
+
+  @Test
+  void reinstallingTheLeaseRpcPairNamesTheDefaultFenceNameItReplaces() {
+    String schema = "cli_verify_lease_rpc_again";
+    Cli.Run first = runInstall(schema, "--lease-rpc-fence-name", "cli_rpc_first");
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    Cli.Run again = runInstall(schema, "--lease-rpc-fence-name", "cli_rpc_second");
+    assertThat(again.exitCode()).as(again.err()).isZero();
+    assertThat(again.out())
+        .contains(
+            "replaced the lease-RPC pair writer-fence had installed before (default fence name"
+                + " 'cli_rpc_first'); legs that pass no fence name now use 'cli_rpc_second'");
   }
 
   @Test

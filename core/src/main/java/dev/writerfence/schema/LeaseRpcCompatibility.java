@@ -2,8 +2,13 @@ package dev.writerfence.schema;
 
 import dev.writerfence.spi.FenceArguments;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -20,6 +25,11 @@ import javax.sql.DataSource;
  * two, which the installer grants to the same role. Install the contract first; re-installing
  * replaces the functions in place. A psql user runs {@link #RESOURCE} with its three placeholders
  * filled.
+ *
+ * <p>Functions of these names that writer-fence did not install (any signature: their {@code
+ * COMMENT} does not start with {@value #MARK}) are the deployment's own pair, which its legs still
+ * call: the install refuses, naming each, and changes nothing, rather than take the legs' row away
+ * from under a holder or add overloads that make every call ambiguous.
  */
 public final class LeaseRpcCompatibility {
   /**
@@ -27,6 +37,11 @@ public final class LeaseRpcCompatibility {
    * and {@code ${lease_rpc_fence_name}}.
    */
   public static final String RESOURCE = "writer-fence/db/optional/lease_rpc_compat.sql";
+
+  /** How the functions' {@code COMMENT} starts when writer-fence installed them. */
+  public static final String MARK = "installed by writer-fence";
+
+  private static final String DEFAULT_NAME_LABEL = "default fence name: ";
 
   private final FenceSchema schema;
   private final String defaultFenceName;
@@ -57,12 +72,83 @@ public final class LeaseRpcCompatibility {
    *
    * @param dataSource a connection of the role that owns the contract's schema (and may create
    *     functions in {@code public}); never {@code null}
-   * @throws SQLException when the database refuses (the contract is not installed: SQLState 3F000
-   *     or 42883; the role does not exist: 42704); nothing is changed then
+   * @return the default fence name of the pair writer-fence had installed before and this one
+   *     replaced, or empty when there was none
+   * @throws SQLException SQLState 55000 naming each function with its signature when schema {@code
+   *     public} has functions of these names that writer-fence did not install; or when the
+   *     database refuses (the contract is not installed: SQLState 3F000 or 42883; the role does not
+   *     exist: 42704); nothing is changed then
    */
-  public void install(DataSource dataSource) throws SQLException {
+  public Optional<String> install(DataSource dataSource) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      FenceSchema.inOneTransaction(connection, st -> st.execute(sql()));
+      return install(connection);
     }
+  }
+
+  /**
+   * Installs on the given connection, in one transaction; see {@link #install(DataSource)}.
+   *
+   * @param connection a connection of the owning role; never {@code null}
+   * @return the default fence name of the replaced pair, or empty
+   * @throws SQLException as {@link #install(DataSource)}; nothing is changed then
+   */
+  public Optional<String> install(Connection connection) throws SQLException {
+    List<Optional<String>> replaced = new ArrayList<>();
+    FenceSchema.inOneTransaction(
+        connection,
+        st -> {
+          replaced.add(requireInstallable(connection));
+          st.execute(sql());
+        });
+    return replaced.get(0);
+  }
+
+  /**
+   * Looks for functions of the pair's names in schema {@code public}, changing nothing.
+   *
+   * @param connection any connection to the database; never {@code null}
+   * @return the default fence name of the pair writer-fence installed before, or empty when there
+   *     is none
+   * @throws SQLException SQLState 55000 naming each function of these names (with its signature)
+   *     that writer-fence did not install, and what to do; or when the database cannot answer
+   */
+  public static Optional<String> requireInstallable(Connection connection) throws SQLException {
+    List<String> foreign = new ArrayList<>();
+    Optional<String> previous = Optional.empty();
+    try (PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT format('public.%s(%s)', p.proname,"
+                    + " pg_catalog.pg_get_function_identity_arguments(p.oid)),"
+                    + " pg_catalog.obj_description(p.oid, 'pg_proc')"
+                    + " FROM pg_catalog.pg_proc p"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+                    + " WHERE n.nspname = 'public' AND p.proname IN"
+                    + " ('corpus_writer_fence_lease_acquire', 'corpus_writer_fence_lease_release')"
+                    + " ORDER BY p.proname, p.oid");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String comment = rs.getString(2);
+        if (comment == null || !comment.startsWith(MARK)) {
+          foreign.add(rs.getString(1));
+        } else if (comment.contains(DEFAULT_NAME_LABEL)) {
+          previous =
+              Optional.of(
+                  comment.substring(
+                      comment.indexOf(DEFAULT_NAME_LABEL) + DEFAULT_NAME_LABEL.length()));
+        }
+      }
+    }
+    if (!foreign.isEmpty()) {
+      throw new SQLException(
+          "writer-fence: refusing to install the lease-RPC pair: schema public has functions of"
+              + " these names that writer-fence did not install: "
+              + String.join(", ", foreign)
+              + "; nothing was changed. They are the deployment's own pair, which its legs call:"
+              + " move every leg off them first (Java writers to backend=lease-rpc meanwhile),"
+              + " then drop or rename them, and install again (ADR 57,"
+              + " docs/adopting-beside-existing-writers.md)",
+          "55000");
+    }
+    return previous;
   }
 }

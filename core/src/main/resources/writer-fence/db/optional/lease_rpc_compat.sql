@@ -17,7 +17,32 @@
 --
 -- The functions live in schema public, outside writer-fence's schema, so its install and verify
 -- checks are not concerned with them. They are SECURITY INVOKER: the caller's own grants on
--- writer-fence's functions apply, nothing more. Re-running this file replaces them in place.
+-- writer-fence's functions apply, nothing more. Re-running this file replaces them in place; it
+-- refuses, changing nothing, when schema public has functions of these names (any signature) that
+-- writer-fence did not install (their COMMENT says so): the deployment's own pair is not replaced.
+-- Move its legs first, then drop or rename it (ADR 57).
+
+DO $guard$
+DECLARE
+    found text;
+BEGIN
+    SELECT string_agg(format('public.%s(%s)', p.proname,
+                             pg_catalog.pg_get_function_identity_arguments(p.oid)), ', '
+                      ORDER BY p.proname, p.oid)
+      INTO found
+      FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = 'public'
+       AND p.proname IN ('corpus_writer_fence_lease_acquire', 'corpus_writer_fence_lease_release')
+       AND coalesce(pg_catalog.obj_description(p.oid, 'pg_proc'), '')
+           NOT LIKE 'installed by writer-fence%';
+    IF found IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '55000', MESSAGE = 'writer-fence: refusing to install the'
+            || ' lease-RPC pair: schema public has functions of these names that writer-fence did'
+            || ' not install: ' || found || '; nothing was changed. Move every leg off them'
+            || ' first, then drop or rename them, and install again (ADR 57)';
+    END IF;
+END
+$guard$;
 
 CREATE OR REPLACE FUNCTION public.corpus_writer_fence_lease_acquire(
     p_holder_token uuid,
@@ -52,3 +77,7 @@ GRANT EXECUTE ON FUNCTION public.corpus_writer_fence_lease_acquire(uuid, text, i
     TO ${writer_fence_role};
 GRANT EXECUTE ON FUNCTION public.corpus_writer_fence_lease_release(uuid, text, text)
     TO ${writer_fence_role};
+COMMENT ON FUNCTION public.corpus_writer_fence_lease_acquire(uuid, text, integer, text) IS
+    'installed by writer-fence (ADR 57); default fence name: ${lease_rpc_fence_name}';
+COMMENT ON FUNCTION public.corpus_writer_fence_lease_release(uuid, text, text) IS
+    'installed by writer-fence (ADR 57); default fence name: ${lease_rpc_fence_name}';

@@ -14,11 +14,15 @@ import dev.writerfence.schema.InstalledContract;
 import dev.writerfence.schema.LeaseRpcCompatibility;
 import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -184,6 +188,86 @@ class LeaseRpcInteropTest {
     new LeaseRpcCompatibility(schema, ROW).install(owner); // and the functions re-install in place
     try (Connection c = owner.getConnection()) {
       assertThat(InstalledContract.inspect(c, schema.schemaName()).differences()).isEmpty();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Leg.class)
+  void installingThePairOverTheDeploymentsOwnIsRefused_andChangesNothing(Leg leg) throws Exception {
+    leg.require();
+    DataSource owner = Deployment.EXISTING.owner();
+    String definitions =
+        "SELECT string_agg(pg_get_functiondef(p.oid), E'\\n' ORDER BY p.oid) FROM pg_proc p"
+            + " WHERE p.proname LIKE 'corpus\\_writer\\_fence\\_lease\\_%'";
+    String before = value(owner, definitions);
+    Leg.Running holder = leg.hold(Deployment.EXISTING.db(), leg + "-holder");
+    try {
+      FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
+      assertThatThrownBy(() -> new LeaseRpcCompatibility(schema, "another_row").install(owner))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining(
+              "public.corpus_writer_fence_lease_acquire(p_holder_token uuid, p_holder text,"
+                  + " p_ttl_seconds integer, p_fence_name text)")
+          .hasMessageContaining(
+              "public.corpus_writer_fence_lease_release(p_holder_token uuid, p_holder text,"
+                  + " p_fence_name text)")
+          .hasMessageContaining("nothing was changed")
+          .hasMessageContaining("drop or rename")
+          .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("55000"));
+      assertThat(value(owner, definitions)).isEqualTo(before);
+      assertThat(leg.start("try", Deployment.EXISTING.db(), leg + "-trier").finish())
+          .as("the %s leg while another leg holds the deployment's row", leg)
+          .isEqualTo("busy");
+    } finally {
+      holder.releaseHold(); // the deployment's own release still answers true
+    }
+  }
+
+  @Test
+  void aPairOfAnotherSignatureIsRefusedToo_noOverloadIsAdded() throws Exception {
+    EmbeddedDatabase pg = EmbeddedDatabase.get();
+    pg.execute("DROP DATABASE IF EXISTS lease_rpc_legacy", "CREATE DATABASE lease_rpc_legacy");
+    DataSource owner = pg.dataSource("lease_rpc_legacy", "postgres", null);
+    try (Connection c = owner.getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE FUNCTION public.corpus_writer_fence_lease_acquire(p_holder_token uuid)"
+              + " RETURNS boolean LANGUAGE sql AS 'SELECT true'");
+    }
+    FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
+    assertThatThrownBy(() -> new LeaseRpcCompatibility(schema, ROW).install(owner))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("public.corpus_writer_fence_lease_acquire(p_holder_token uuid)");
+    assertThat(
+            value(
+                owner,
+                "SELECT count(*)::text FROM pg_proc"
+                    + " WHERE proname LIKE 'corpus\\_writer\\_fence\\_lease\\_%'"))
+        .as("no overload added")
+        .isEqualTo("1");
+    assertThat(
+            value(
+                owner, "SELECT public.corpus_writer_fence_lease_acquire(gen_random_uuid())::text"))
+        .isEqualTo("true");
+  }
+
+  @Test
+  void reinstallingWriterFencesOwnPairSaysWhatItReplaces() throws Exception {
+    DataSource owner = Deployment.REPOINTED.owner();
+    FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
+    try {
+      assertThat(new LeaseRpcCompatibility(schema, "another_row").install(owner)).contains(ROW);
+    } finally {
+      assertThat(new LeaseRpcCompatibility(schema, ROW).install(owner)).contains("another_row");
+    }
+  }
+
+  private static String value(DataSource ds, String sql) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
     }
   }
 
