@@ -10,9 +10,10 @@ import java.util.regex.Pattern;
  * parameters. Every parameter but the holder token has a default on the server.
  *
  * @param acquireFunction the acquire function, {@code name} or {@code schema.name}, lower-case SQL
- *     identifiers
+ *     identifiers (quoted in the call, so reserved words are fine)
  * @param releaseFunction the release function, the same form
- * @param holderTokenParameter the holder token's parameter (a {@code uuid}), an identifier
+ * @param holderTokenParameter the holder token's parameter (a {@code uuid}), an identifier; the
+ *     four parameter names differ from each other
  * @param holderParameter the holder label's parameter ({@code text}); a lease without a label
  *     passes nothing, and the server's default stands
  * @param ttlParameter the TTL's parameter, whole seconds ({@code integer})
@@ -49,7 +50,8 @@ public record LeaseRpcContract(
   /**
    * Checks every name.
    *
-   * @throws IllegalArgumentException naming the value and the rule it breaks
+   * @throws IllegalArgumentException naming the value and the rule it breaks, or both settings when
+   *     two parameter names are the same
    */
   public LeaseRpcContract {
     function("lease-rpc.acquire-function", acquireFunction);
@@ -63,6 +65,34 @@ public record LeaseRpcContract(
               + " none");
     }
     fenceNameParameter.ifPresent(p -> parameter("lease-rpc.fence-name-parameter", p));
+    distinct(
+        "lease-rpc.holder-token-parameter", holderTokenParameter,
+        "lease-rpc.holder-parameter", holderParameter,
+        "lease-rpc.ttl-parameter", ttlParameter,
+        "lease-rpc.fence-name-parameter", fenceNameParameter.orElse(null));
+  }
+
+  /**
+   * A call names each parameter once: two settings with the same name would fail only at the call,
+   * with "argument name used more than once" and no setting named.
+   *
+   * @param keysAndNames setting, name, setting, name, ...; a {@code null} name is not passed
+   */
+  private static void distinct(String... keysAndNames) {
+    for (int i = 1; i < keysAndNames.length; i += 2) {
+      for (int j = i + 2; j < keysAndNames.length; j += 2) {
+        if (keysAndNames[i] != null && keysAndNames[i].equals(keysAndNames[j])) {
+          throw new IllegalArgumentException(
+              "writer-fence: "
+                  + keysAndNames[i - 1]
+                  + " and "
+                  + keysAndNames[j - 1]
+                  + " are both '"
+                  + keysAndNames[i]
+                  + "': each parameter of the call needs a name of its own");
+        }
+      }
+    }
   }
 
   /**

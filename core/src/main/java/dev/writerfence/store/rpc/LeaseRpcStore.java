@@ -30,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * other writers use, with no change on their side.
  *
  * <ul>
+ *   <li><b>Signature check</b>: before the first acquire (and at each one until it passes once),
+ *       both functions are looked up in {@code pg_proc}: each must take the contract's parameter
+ *       names, and give a default to every parameter writer-fence may leave out. Otherwise acquire
+ *       fails closed naming the function, the parameter and its {@code lease-rpc.*} setting, before
+ *       anything is taken: a misnamed release would show only after a lease was taken, and leave
+ *       the row held for its whole TTL.
  *   <li><b>Acquire</b>: one autocommit statement, {@code SELECT acquire(p_holder_token => ?,
  *       p_holder => ?, p_ttl_seconds => ?[, p_fence_name => ?])} with the names of the {@link
  *       LeaseRpcContract}. {@code true} is the lease, {@code false} (or null) is busy, never an
@@ -65,6 +71,9 @@ public final class LeaseRpcStore implements LeaseStore {
   private final LeaseRpcContract contract;
   private final int queryTimeoutSeconds;
 
+  /** Set once both functions were found to take the contract's parameters; never unset. */
+  private volatile boolean signaturesChecked;
+
   /**
    * @param dataSource where connections come from; connections of their own, never one bound to the
    *     caller's open transaction; never {@code null}
@@ -94,13 +103,15 @@ public final class LeaseRpcStore implements LeaseStore {
    * @param holderLabel the holder label, or {@code null} for the server's default
    * @param ttl whole seconds from 1 to 86400
    * @return the lease (its fencing token is {@link FencingTokens#NONE}), or empty when busy
-   * @throws WriterFenceUnavailableException when the function is missing, not granted, or the
-   *     database cannot answer
+   * @throws WriterFenceUnavailableException when either function is missing, does not take the
+   *     contract's parameters (checked before the first acquire; nothing is taken then), is not
+   *     granted, or the database cannot answer
    */
   @Override
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    requireSignatures(fenceName);
     Call call =
         new Call(contract.acquireFunction()).arg(contract.holderTokenParameter(), holderToken);
     if (holderLabel != null) {
@@ -120,10 +131,32 @@ public final class LeaseRpcStore implements LeaseStore {
                 new Lease(this, fenceName, holderToken, holderLabel, now, now.plus(ttl)));
           });
     } catch (SQLException e) {
-      RuntimeException failure = classify(fenceName, contract.acquireFunction(), e);
+      RuntimeException failure = classify(fenceName, "cannot take", contract.acquireFunction(), e);
       releaseAfterFailedAcquire(fenceName, holderToken, holderLabel, failure);
       throw failure;
     }
+  }
+
+  /**
+   * Before the first acquire, checks that both functions take the contract's parameters: a misnamed
+   * release would otherwise show only after a lease was taken, and leave the row held for its whole
+   * TTL. Checked again at every acquire until it passes once.
+   */
+  private void requireSignatures(String fenceName) {
+    if (signaturesChecked) {
+      return;
+    }
+    Optional<String> mismatch;
+    try (Connection connection = dataSource.getConnection()) {
+      mismatch = LeaseRpcSignatures.mismatch(connection, contract);
+    } catch (SQLException e) {
+      throw classify(fenceName, "cannot check", contract.acquireFunction(), e);
+    }
+    if (mismatch.isPresent()) {
+      throw new WriterFenceUnavailableException(
+          fenceName, "writer-fence: fence '" + fenceName + "': " + mismatch.get(), null);
+    }
+    signaturesChecked = true;
   }
 
   /**
@@ -162,7 +195,7 @@ public final class LeaseRpcStore implements LeaseStore {
     try {
       return call.run("", rs -> rs.getBoolean(1));
     } catch (SQLException e) {
-      throw classify(fenceName, contract.releaseFunction(), e);
+      throw classify(fenceName, "cannot release", contract.releaseFunction(), e);
     }
   }
 
@@ -188,7 +221,8 @@ public final class LeaseRpcStore implements LeaseStore {
   }
 
   /** A missing or forbidden function is named as such, not as writer-fence's schema. */
-  private static RuntimeException classify(String fenceName, String function, SQLException e) {
+  private static RuntimeException classify(
+      String fenceName, String doing, String function, SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String why =
         switch (state) {
@@ -201,7 +235,11 @@ public final class LeaseRpcStore implements LeaseStore {
     }
     return new WriterFenceUnavailableException(
         fenceName,
-        "writer-fence: cannot confirm a lease: the lease-RPC function "
+        "writer-fence: fence '"
+            + fenceName
+            + "': "
+            + doing
+            + " the lease: the lease-RPC function "
             + function
             + " "
             + why
@@ -218,12 +256,13 @@ public final class LeaseRpcStore implements LeaseStore {
     private final StringBuilder text;
     private final List<Object> values = new ArrayList<>();
 
+    /** Names are quoted: the contract allows only lower-case identifiers, reserved words too. */
     Call(String function) {
-      text = new StringBuilder("SELECT ").append(function).append('(');
+      text = new StringBuilder("SELECT \"").append(function.replace(".", "\".\"")).append("\"(");
     }
 
     Call arg(String parameter, Object value) {
-      text.append(values.isEmpty() ? "" : ", ").append(parameter).append(" => ?");
+      text.append(values.isEmpty() ? "" : ", ").append('"').append(parameter).append("\" => ?");
       values.add(value);
       return this;
     }

@@ -84,6 +84,25 @@ class LeaseRpcSettingsTest {
   }
 
   @Test
+  void twoParametersOfTheSameNameAreRefusedNamingBothSettings() {
+    assertThatThrownBy(() -> settings("lease-rpc.fence-name-parameter", "p_holder").check())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "lease-rpc.holder-parameter and lease-rpc.fence-name-parameter are both 'p_holder'");
+    assertThatThrownBy(() -> settings("lease-rpc.ttl-parameter", "p_holder_token").check())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "lease-rpc.holder-token-parameter and lease-rpc.ttl-parameter are both"
+                + " 'p_holder_token'");
+  }
+
+  @Test
+  void aReservedWordIsAFineName_theCallQuotesIt() {
+    settings("lease-rpc.holder-token-parameter", "select", "lease-rpc.acquire-function", "order")
+        .check();
+  }
+
+  @Test
   void aRenewIntervalIsRefused_theExistingPairCannotRenew() {
     assertThatThrownBy(() -> settings("renew-interval", "10s").check())
         .isInstanceOf(IllegalArgumentException.class)

@@ -14,6 +14,7 @@ import dev.writerfence.store.rpc.LeaseRpcStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -166,7 +167,104 @@ class LeaseRpcStoreTest {
     assertThatThrownBy(
             () -> store.acquire("rpc-missing", UUID.randomUUID(), "a", Duration.ofSeconds(5)))
         .isInstanceOf(WriterFenceUnavailableException.class)
-        .hasMessageContaining("public.no_such_acquire is not installed")
+        .hasMessageContaining(
+            "public.no_such_acquire (lease-rpc.acquire-function) is not installed")
         .hasMessageContaining("lease-rpc.* settings");
+  }
+
+  private static void asOwner(String... statements) throws Exception {
+    try (Connection c = Deployment.EXISTING.owner().getConnection();
+        Statement st = c.createStatement()) {
+      for (String sql : statements) {
+        st.execute(sql);
+      }
+    }
+  }
+
+  private static LeaseRpcStore withNames(
+      String acquire, String release, String token, String holder, Optional<String> fence) {
+    return new LeaseRpcStore(
+        Deployment.EXISTING.db().dataSource(),
+        new LeaseRpcContract(
+            acquire, release, token, holder, LeaseRpcContract.DEFAULT_TTL_PARAMETER, fence),
+        QUERY_TIMEOUT);
+  }
+
+  @Test
+  void aMisnamedReleaseFunctionFailsBeforeAnythingIsAcquired() throws Exception {
+    LeaseRpcStore store =
+        withNames(
+            LeaseRpcContract.DEFAULT_ACQUIRE_FUNCTION,
+            "public.corpus_writer_fence_lease_relase",
+            LeaseRpcContract.DEFAULT_HOLDER_TOKEN_PARAMETER,
+            LeaseRpcContract.DEFAULT_HOLDER_PARAMETER,
+            Optional.of("p_fence_name"));
+    for (int call = 0; call < 2; call++) {
+      assertThatThrownBy(
+              () -> store.acquire("rpc-misnamed", UUID.randomUUID(), "a", Duration.ofSeconds(60)))
+          .isInstanceOf(WriterFenceUnavailableException.class)
+          .hasMessageContaining(
+              "public.corpus_writer_fence_lease_relase (lease-rpc.release-function) is not"
+                  + " installed")
+          .hasMessageContaining("Nothing was acquired");
+    }
+    assertThat(row("rpc-misnamed")).isEmpty();
+  }
+
+  @Test
+  void aMisnamedParameterIsNamedWithItsSettingBeforeAnythingIsAcquired() throws Exception {
+    LeaseRpcStore store =
+        withNames(
+            LeaseRpcContract.DEFAULT_ACQUIRE_FUNCTION,
+            LeaseRpcContract.DEFAULT_RELEASE_FUNCTION,
+            LeaseRpcContract.DEFAULT_HOLDER_TOKEN_PARAMETER,
+            LeaseRpcContract.DEFAULT_HOLDER_PARAMETER,
+            Optional.of("p_fence"));
+    assertThatThrownBy(
+            () -> store.acquire("rpc-misnamed-p", UUID.randomUUID(), "a", Duration.ofSeconds(60)))
+        .isInstanceOf(WriterFenceUnavailableException.class)
+        .hasMessageContaining(
+            "public.corpus_writer_fence_lease_acquire (lease-rpc.acquire-function)")
+        .hasMessageContaining("no parameter 'p_fence' (lease-rpc.fence-name-parameter)");
+    assertThat(row("rpc-misnamed-p")).isEmpty();
+  }
+
+  @Test
+  void aParameterWithoutADefaultThatIsNotAlwaysPassedIsRefused() throws Exception {
+    asOwner(
+        "CREATE OR REPLACE FUNCTION public.rpc_strict_release(p_holder_token uuid, p_holder"
+            + " text, p_mode text) RETURNS boolean LANGUAGE sql AS 'SELECT false'");
+    LeaseRpcStore store =
+        withNames(
+            LeaseRpcContract.DEFAULT_ACQUIRE_FUNCTION,
+            "public.rpc_strict_release",
+            LeaseRpcContract.DEFAULT_HOLDER_TOKEN_PARAMETER,
+            LeaseRpcContract.DEFAULT_HOLDER_PARAMETER,
+            Optional.empty());
+    assertThatThrownBy(
+            () -> store.acquire("rpc-strict", UUID.randomUUID(), "a", Duration.ofSeconds(60)))
+        .isInstanceOf(WriterFenceUnavailableException.class)
+        .hasMessageContaining("(lease-rpc.release-function)")
+        .hasMessageContaining("parameter 'p_holder' (lease-rpc.holder-parameter) has no default");
+  }
+
+  @Test
+  void reservedWordsAreFineNames_theCallQuotesThem() throws Exception {
+    asOwner(
+        "CREATE OR REPLACE FUNCTION public.\"order\"(\"select\" uuid, \"from\" text DEFAULT"
+            + " NULL, p_ttl_seconds integer DEFAULT 60, p_fence_name text DEFAULT NULL)"
+            + " RETURNS boolean LANGUAGE sql AS $$ SELECT"
+            + " public.corpus_writer_fence_lease_acquire(\"select\", coalesce(\"from\","
+            + " 'unknown'), p_ttl_seconds, p_fence_name) $$",
+        "CREATE OR REPLACE FUNCTION public.\"group\"(\"select\" uuid, \"from\" text DEFAULT"
+            + " NULL, p_fence_name text DEFAULT NULL) RETURNS boolean LANGUAGE sql AS $$ SELECT"
+            + " public.corpus_writer_fence_lease_release(\"select\", coalesce(\"from\","
+            + " 'unknown'), p_fence_name) $$");
+    LeaseRpcStore store =
+        withNames("public.order", "public.group", "select", "from", Optional.of("p_fence_name"));
+    StoreLease lease =
+        store.acquire("rpc-reserved", UUID.randomUUID(), "a", Duration.ofSeconds(60)).orElseThrow();
+    assertThat(row("rpc-reserved")).get().satisfies(r -> assertThat(r[1]).isEqualTo("a"));
+    assertThat(lease.release()).isTrue();
   }
 }
