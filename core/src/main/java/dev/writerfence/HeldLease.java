@@ -685,16 +685,15 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
     if (!freed && lost) {
       LOG.debug(
-          "writer-fence: release of lost fence '{}' (fencing token {}) found another holder or a"
-              + " free row",
+          "writer-fence: release of lost fence '{}' ({}) found another holder or a" + " free row",
           fenceName,
-          fencingToken);
+          FencingTokens.inWords(fencingToken));
     } else if (!freed) {
       LOG.warn(
-          "writer-fence: release of fence '{}' (fencing token {}, holder '{}') found another holder"
+          "writer-fence: release of fence '{}' ({}, holder '{}') found another holder"
               + " or a free row: the lease had expired",
           fenceName,
-          fencingToken,
+          FencingTokens.inWords(fencingToken),
           holderLabel);
     }
     toldReleased(freed);
@@ -751,9 +750,9 @@ final class HeldLease implements FencedCall, FenceLease.State {
         primary.addSuppressed(e);
       } else {
         LOG.warn(
-            "writer-fence: release of fence '{}' (fencing token {}) failed; {}",
+            "writer-fence: release of fence '{}' ({}) failed; {}",
             fenceName,
-            fencingToken,
+            FencingTokens.inWords(fencingToken),
             afterFailedRelease(e),
             e);
       }
@@ -774,9 +773,9 @@ final class HeldLease implements FencedCall, FenceLease.State {
       toldReleased(handle.release());
     } catch (RuntimeException e) {
       LOG.warn(
-          "writer-fence: at shutdown the release of fence '{}' (fencing token {}) failed; {}",
+          "writer-fence: at shutdown the release of fence '{}' ({}) failed; {}",
           fenceName,
-          fencingToken,
+          FencingTokens.inWords(fencingToken),
           afterFailedRelease(e),
           e);
     }

@@ -84,9 +84,9 @@ final class LeaseKeeper {
    */
   void lost(HeldLease k, String reason, FenceListener listener, Runnable watches) {
     LOG.warn(
-        "writer-fence: lost the lease on fence '{}' (fencing token {}, holder '{}'): {}",
+        "writer-fence: lost the lease on fence '{}' ({}, holder '{}'): {}",
         k.fenceName(),
-        k.fencingToken(),
+        FencingTokens.inWords(k.fencingToken()),
         k.holderLabel(),
         reason);
     Runnable call;

@@ -2,6 +2,7 @@ package dev.writerfence.cli;
 
 import dev.writerfence.schema.ContractFunctions;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.schema.LeaseRpcCompatibility;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -126,6 +127,7 @@ final class SchemaVerify implements Callable<Integer> {
       if (grantTo != null) {
         checkGrantee(c, s, grantTo);
       }
+      LeaseRpcCompatibility.describeInstalled(c, s).ifPresent(line -> out.println("INFO  " + line));
     }
     return done();
   }

@@ -66,6 +66,11 @@ class SchemaVerifyCommandTest {
 
     Cli.Run run = verify(schema, "--grant-to", APP);
     assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+    assertThat(run.out())
+        .contains(
+            "INFO  the optional lease-RPC pair public.corpus_writer_fence_lease_acquire and"
+                + " _release is installed by writer-fence over this schema (default fence name"
+                + " 'cli_rpc_row')");
 
     // A leg's call as it always was, without a fence name: writer-fence's row of the default name.
     String call =

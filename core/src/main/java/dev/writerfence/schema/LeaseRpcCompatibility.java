@@ -115,27 +115,11 @@ public final class LeaseRpcCompatibility {
   public static Optional<String> requireInstallable(Connection connection) throws SQLException {
     List<String> foreign = new ArrayList<>();
     Optional<String> previous = Optional.empty();
-    try (PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT format('public.%s(%s)', p.proname,"
-                    + " pg_catalog.pg_get_function_identity_arguments(p.oid)),"
-                    + " pg_catalog.obj_description(p.oid, 'pg_proc')"
-                    + " FROM pg_catalog.pg_proc p"
-                    + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
-                    + " WHERE n.nspname = 'public' AND p.proname IN"
-                    + " ('corpus_writer_fence_lease_acquire', 'corpus_writer_fence_lease_release')"
-                    + " ORDER BY p.proname, p.oid");
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        String comment = rs.getString(2);
-        if (comment == null || !comment.startsWith(MARK)) {
-          foreign.add(rs.getString(1));
-        } else if (comment.contains(DEFAULT_NAME_LABEL)) {
-          previous =
-              Optional.of(
-                  comment.substring(
-                      comment.indexOf(DEFAULT_NAME_LABEL) + DEFAULT_NAME_LABEL.length()));
-        }
+    for (Found f : found(connection)) {
+      if (!f.ours()) {
+        foreign.add(f.signature());
+      } else if (f.defaultFenceName().isPresent()) {
+        previous = f.defaultFenceName();
       }
     }
     if (!foreign.isEmpty()) {
@@ -150,5 +134,77 @@ public final class LeaseRpcCompatibility {
           "55000");
     }
     return previous;
+  }
+
+  /**
+   * One line for {@code schema verify}, which does not check the pair (it lies outside the
+   * contract's schema).
+   *
+   * @param connection any connection to the database; never {@code null}
+   * @param contractSchema the contract's schema being verified
+   * @return what stands under the pair's names in schema {@code public}; empty when nothing does
+   * @throws SQLException when the catalog cannot be read
+   */
+  public static Optional<String> describeInstalled(Connection connection, String contractSchema)
+      throws SQLException {
+    List<Found> all = found(connection);
+    if (all.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> foreign = new ArrayList<>();
+    for (Found f : all) {
+      if (!f.ours()) {
+        foreign.add(f.signature());
+      }
+    }
+    if (!foreign.isEmpty()) {
+      return Optional.of(
+          "schema public has lease-RPC functions writer-fence did not install (a deployment's own"
+              + " pair, not checked): "
+              + String.join(", ", foreign));
+    }
+    Found first = all.get(0);
+    boolean here = first.source().contains(" " + contractSchema + ".acquire_lease(");
+    return Optional.of(
+        "the optional lease-RPC pair public.corpus_writer_fence_lease_acquire and _release is"
+            + " installed by writer-fence over "
+            + (here ? "this schema" : "another schema")
+            + first.defaultFenceName().map(n -> " (default fence name '" + n + "')").orElse("")
+            + "; not part of these checks (ADR 57)");
+  }
+
+  /** The functions of the pair's names in schema {@code public}, any signature. */
+  private static List<Found> found(Connection connection) throws SQLException {
+    List<Found> all = new ArrayList<>();
+    try (PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT format('public.%s(%s)', p.proname,"
+                    + " pg_catalog.pg_get_function_identity_arguments(p.oid)),"
+                    + " pg_catalog.obj_description(p.oid, 'pg_proc'), p.prosrc"
+                    + " FROM pg_catalog.pg_proc p"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+                    + " WHERE n.nspname = 'public' AND p.proname IN"
+                    + " ('corpus_writer_fence_lease_acquire', 'corpus_writer_fence_lease_release')"
+                    + " ORDER BY p.proname, p.oid");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        all.add(new Found(rs.getString(1), rs.getString(2), rs.getString(3)));
+      }
+    }
+    return all;
+  }
+
+  /** A function of the pair's names, with its comment (null when none) and body. */
+  private record Found(String signature, String comment, String source) {
+    boolean ours() {
+      return comment != null && comment.startsWith(MARK);
+    }
+
+    Optional<String> defaultFenceName() {
+      int at = comment == null ? -1 : comment.indexOf(DEFAULT_NAME_LABEL);
+      return at < 0
+          ? Optional.empty()
+          : Optional.of(comment.substring(at + DEFAULT_NAME_LABEL.length()));
+    }
   }
 }

@@ -11,6 +11,7 @@ import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.rpc.LeaseRpcContract;
 import dev.writerfence.store.rpc.LeaseRpcStore;
+import dev.writerfence.testing.LogCapture;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -130,12 +131,20 @@ class LeaseRpcStoreTest {
   @Test
   void aHoldLongerThanItsTtlIsLost_andTheRowGoesToTheNextWriter() throws Exception {
     LeaseRpcStore store = isolated();
-    try (WriterFence fence = WriterFence.builder(store).withoutRenewal().build()) {
+    try (WriterFence fence = WriterFence.builder(store).withoutRenewal().build();
+        LogCapture log = LogCapture.start()) {
       FenceLease lease =
           fence
               .tryAcquire(FenceRequest.builder("rpc-ttl").ttl(Duration.ofSeconds(1)).build())
               .orElseThrow();
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isValid());
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> log.text().contains("lost the lease on fence 'rpc-ttl'"));
+      assertThat(log.text())
+          .as("one wording for a lease without a token")
+          .contains("lost the lease on fence 'rpc-ttl' (no fencing token, holder")
+          .doesNotContain("fencing token 0");
       assertThatThrownBy(lease::checkValid)
           .isInstanceOf(FenceLostException.class)
           .hasMessageContaining("no fencing token");
