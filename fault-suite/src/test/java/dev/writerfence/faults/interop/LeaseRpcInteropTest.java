@@ -65,6 +65,11 @@ class LeaseRpcInteropTest {
   private static final Duration JAVA_TTL = Deployment.JAVA_TTL;
   private static final int ROUNDS = 6;
 
+  /** Every function of the pair's names, as its definition: what a refused install must keep. */
+  private static final String PAIR_DEFINITIONS =
+      "SELECT string_agg(pg_get_functiondef(p.oid), E'\\n' ORDER BY p.oid) FROM pg_proc p"
+          + " WHERE p.proname LIKE 'corpus\\_writer\\_fence\\_lease\\_%'";
+
   @BeforeAll
   static void deployments() throws Exception {
     Deployment.ready();
@@ -196,10 +201,7 @@ class LeaseRpcInteropTest {
   void installingThePairOverTheDeploymentsOwnIsRefused_andChangesNothing(Leg leg) throws Exception {
     leg.require();
     DataSource owner = Deployment.EXISTING.owner();
-    String definitions =
-        "SELECT string_agg(pg_get_functiondef(p.oid), E'\\n' ORDER BY p.oid) FROM pg_proc p"
-            + " WHERE p.proname LIKE 'corpus\\_writer\\_fence\\_lease\\_%'";
-    String before = value(owner, definitions);
+    String before = value(owner, PAIR_DEFINITIONS);
     Leg.Running holder = leg.hold(Deployment.EXISTING.db(), leg + "-holder");
     try {
       FenceSchema schema = FenceSchema.defaults().grantTo(ROLE);
@@ -214,13 +216,29 @@ class LeaseRpcInteropTest {
           .hasMessageContaining("nothing was changed")
           .hasMessageContaining("drop or rename")
           .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("55000"));
-      assertThat(value(owner, definitions)).isEqualTo(before);
+      assertThat(value(owner, PAIR_DEFINITIONS)).isEqualTo(before);
       assertThat(leg.start("try", Deployment.EXISTING.db(), leg + "-trier").finish())
           .as("the %s leg while another leg holds the deployment's row", leg)
           .isEqualTo("busy");
     } finally {
       holder.releaseHold(); // the deployment's own release still answers true
     }
+  }
+
+  @Test
+  void theSqlFileAsAPsqlUserRunsItRefusesTheDeploymentsOwnPairToo() throws Exception {
+    DataSource owner = Deployment.EXISTING.owner();
+    String before = value(owner, PAIR_DEFINITIONS);
+    String sql = new LeaseRpcCompatibility(FenceSchema.defaults().grantTo(ROLE), ROW).sql();
+    try (Connection c = owner.getConnection();
+        Statement st = c.createStatement()) {
+      assertThatThrownBy(() -> st.execute(sql))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("writer-fence did not install")
+          .hasMessageContaining("public.corpus_writer_fence_lease_release(p_holder_token uuid,")
+          .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("55000"));
+    }
+    assertThat(value(owner, PAIR_DEFINITIONS)).isEqualTo(before);
   }
 
   @Test
