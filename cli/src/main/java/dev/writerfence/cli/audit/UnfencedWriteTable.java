@@ -63,7 +63,16 @@ public final class UnfencedWriteTable {
     if (w.keys().isEmpty()) {
       return dash(w.key());
     }
-    return String.join(", ", w.keys()) + (w.moreKeys() ? ", +more" : "");
+    return keySample(w.keys(), w.moreKeys());
+  }
+
+  /**
+   * @param keys a row's sample of keys
+   * @param more whether it wrote more distinct keys than the sample holds
+   * @return the sample as the table and the writer map print it, {@code +more} last when cut
+   */
+  static String keySample(List<String> keys, boolean more) {
+    return String.join(", ", keys) + (more ? ", +more" : "");
   }
 
   private static String dash(String value) {

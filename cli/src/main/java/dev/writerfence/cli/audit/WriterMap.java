@@ -295,7 +295,7 @@ public final class WriterMap {
                 w.libraryCall() == null ? "-" : w.libraryCall(),
                 String.join(",", w.operations()),
                 w.count(),
-                String.join(", ", w.keys()) + (w.moreKeys() ? ", +more" : ""),
+                UnfencedWriteTable.keySample(w.keys(), w.moreKeys()),
                 w.note() == null ? "-" : w.note());
           }
           table.print(out);
