@@ -55,7 +55,7 @@ class CallSitesTest {
   @Test
   void projectPackagesAreDerivedFromCoreAndTheAgentNotListed() {
     assertThat(ProjectPackages.packagesBelow(WriterFence.class))
-        .contains("config", "context", "retry", "schema", "store", "weaving")
+        .contains("config", "context", "retry", "schema", "store", "internal")
         .doesNotContain("agent", "samples");
     assertThat(ProjectPackages.prefixes())
         .contains(
