@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * backticks followed by more backticks is inline code, not a fence.
  */
 final class CodeBlocks {
-  private static final Pattern OPENING = Pattern.compile("^( *)(`{3,})\\s*([\\w+-]*)[^`]*$");
+  private static final Pattern OPENING = Pattern.compile("^( *)(`{3,})\\s*([\\w+-]*)([^`]*)$");
 
   private CodeBlocks() {}
 
@@ -20,10 +20,12 @@ final class CodeBlocks {
    * One code block.
    *
    * @param language the word after the opening fence, lower case; empty when none
+   * @param words the words after the language on the opening line, lower case, such as {@code
+   *     complete} in {@code ```java complete}; empty when none
    * @param line the line number (from 1) of the block's first line of code
    * @param code the block's text, lines joined by {@code \n}, without the fences
    */
-  record Block(String language, int line, String code) {}
+  record Block(String language, List<String> words, int line, String code) {}
 
   /**
    * @param text a Markdown text
@@ -42,6 +44,8 @@ final class CodeBlocks {
       int indent = open.group(1).length();
       String fence = open.group(2);
       String language = open.group(3).toLowerCase(Locale.ROOT);
+      String rest = open.group(4).strip().toLowerCase(Locale.ROOT);
+      List<String> words = rest.isEmpty() ? List.of() : List.of(rest.split("\\s+"));
       int first = i + 1;
       StringBuilder code = new StringBuilder();
       i++;
@@ -54,7 +58,7 @@ final class CodeBlocks {
         code.append(l.substring(strip)).append('\n');
         i++;
       }
-      blocks.add(new Block(language, first + 1, code.toString()));
+      blocks.add(new Block(language, words, first + 1, code.toString()));
       i++;
     }
     return blocks;

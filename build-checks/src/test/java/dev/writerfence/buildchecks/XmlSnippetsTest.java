@@ -64,7 +64,7 @@ class XmlSnippetsTest {
             String.join(
                 "\n",
                 "text",
-                "  ```java",
+                "  ```java Complete",
                 "  int a;",
                 "  ```",
                 "```` ```xml ````",
@@ -74,6 +74,7 @@ class XmlSnippetsTest {
 
     assertThat(blocks)
         .containsExactly(
-            new CodeBlocks.Block("java", 3, "int a;\n"), new CodeBlocks.Block("", 7, "x\n"));
+            new CodeBlocks.Block("java", List.of("complete"), 3, "int a;\n"),
+            new CodeBlocks.Block("", List.of(), 7, "x\n"));
   }
 }
