@@ -9,9 +9,7 @@ import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.jdbc.SqlErrors;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
+import dev.writerfence.store.jdbc.Statements;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -57,6 +55,7 @@ public final class PgLeaseStore implements LeaseStore {
   private final String enqueueSql;
   private final String leaveQueueSql;
   private final String queueSql;
+  private final Statements statements;
   private final LeaseRowDomain domain;
 
   /**
@@ -95,7 +94,8 @@ public final class PgLeaseStore implements LeaseStore {
             + " reserved FROM "
             + schema
             + ".queue_status WHERE fence_name = ? ORDER BY place NULLS LAST, waiting_since";
-    this.domain = new LeaseRowDomain(dataSource, schema, queryTimeoutSeconds);
+    this.statements = new Statements(dataSource, this.schema, queryTimeoutSeconds);
+    this.domain = new LeaseRowDomain(statements, schema);
   }
 
   /**
@@ -133,7 +133,7 @@ public final class PgLeaseStore implements LeaseStore {
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
-    return execute(
+    return statements.call(
         fenceName,
         acquireSql,
         ps -> {
@@ -141,14 +141,14 @@ public final class PgLeaseStore implements LeaseStore {
           ps.setObject(2, holderToken);
           ps.setString(3, holderLabel);
           ps.setInt(4, ttlSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              return Optional.empty();
-            }
-            return Optional.of(
-                new Lease(
-                    this, fenceName, holderToken, rs.getLong(1), instant(rs, 2), instant(rs, 3)));
+        },
+        rs -> {
+          if (!rs.next()) {
+            return Optional.empty();
           }
+          return Optional.of(
+              new Lease(
+                  this, fenceName, holderToken, rs.getLong(1), instant(rs, 2), instant(rs, 3)));
         });
   }
 
@@ -179,7 +179,7 @@ public final class PgLeaseStore implements LeaseStore {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
     int lapseSeconds = FenceArguments.lapseSeconds(ticket.lapse());
     String fenceName = ticket.fenceName();
-    return execute(
+    return statements.call(
         fenceName,
         acquireTurnSql,
         ps -> {
@@ -190,17 +190,16 @@ public final class PgLeaseStore implements LeaseStore {
           ps.setObject(5, ticket.waiterToken());
           ps.setInt(6, ticket.priority());
           ps.setInt(7, lapseSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            long fencingToken = rs.getLong(1);
-            if (rs.wasNull()) {
-              return new Turn(Optional.empty(), rs.getInt(4), rs.getInt(5));
-            }
-            return Turn.granted(
-                new Lease(
-                    this, fenceName, holderToken, fencingToken, instant(rs, 2), instant(rs, 3)),
-                rs.getInt(5));
+        },
+        rs -> {
+          rs.next();
+          long fencingToken = rs.getLong(1);
+          if (rs.wasNull()) {
+            return new Turn(Optional.empty(), rs.getInt(4), rs.getInt(5));
           }
+          return Turn.granted(
+              new Lease(this, fenceName, holderToken, fencingToken, instant(rs, 2), instant(rs, 3)),
+              rs.getInt(5));
         });
   }
 
@@ -208,7 +207,7 @@ public final class PgLeaseStore implements LeaseStore {
   @Override
   public Turn enqueue(Ticket ticket) {
     int lapseSeconds = FenceArguments.lapseSeconds(ticket.lapse());
-    return execute(
+    return statements.call(
         ticket.fenceName(),
         enqueueSql,
         ps -> {
@@ -217,51 +216,37 @@ public final class PgLeaseStore implements LeaseStore {
           ps.setString(3, ticket.holderLabel());
           ps.setInt(4, ticket.priority());
           ps.setInt(5, lapseSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return new Turn(Optional.empty(), rs.getInt(1), rs.getInt(2));
-          }
+        },
+        rs -> {
+          rs.next();
+          return new Turn(Optional.empty(), rs.getInt(1), rs.getInt(2));
         });
   }
 
   /** One call of {@code leave_queue}. */
   @Override
   public boolean leaveQueue(String fenceName, UUID waiterToken) {
-    return execute(
+    return statements.call(
         fenceName,
         leaveQueueSql,
         ps -> {
           ps.setString(1, fenceName);
           ps.setObject(2, waiterToken);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getBoolean(1);
-          }
-        });
+        },
+        PgLeaseStore::firstBoolean);
   }
 
   /** The fence's rows of {@code queue_status}: live tickets head first, then lapsed ones. */
   @Override
   public List<QueuedWaiter> queue(String fenceName) {
-    return execute(
+    return statements.call(
         fenceName,
         queueSql,
-        ps -> {
-          ps.setString(1, fenceName);
+        ps -> ps.setString(1, fenceName),
+        rs -> {
           List<QueuedWaiter> rows = new ArrayList<>();
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              rows.add(
-                  new QueuedWaiter(
-                      rs.getString(1),
-                      rs.getString(2),
-                      rs.getInt(3),
-                      instant(rs, 4),
-                      instant(rs, 5),
-                      instant(rs, 6),
-                      rs.getInt(7),
-                      rs.getBoolean(8)));
-            }
+          while (rs.next()) {
+            rows.add(waiter(rs));
           }
           return rows;
         });
@@ -277,33 +262,30 @@ public final class PgLeaseStore implements LeaseStore {
    */
   private Optional<Instant> renew(String fenceName, UUID holderToken, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
-    return execute(
+    return statements.call(
         fenceName,
         renewSql,
         ps -> {
           ps.setString(1, fenceName);
           ps.setObject(2, holderToken);
           ps.setInt(3, ttlSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return Optional.ofNullable(instant(rs, 1));
-          }
+        },
+        rs -> {
+          rs.next();
+          return Optional.ofNullable(instant(rs, 1));
         });
   }
 
   /** Calls {@code release}: frees the row only while it carries this holder token. */
   private boolean release(String fenceName, UUID holderToken) {
-    return execute(
+    return statements.call(
         fenceName,
         releaseSql,
         ps -> {
           ps.setString(1, fenceName);
           ps.setObject(2, holderToken);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getBoolean(1);
-          }
-        });
+        },
+        PgLeaseStore::firstBoolean);
   }
 
   /** A lease row this store granted: renewed and released by its fence name and holder token. */
@@ -328,31 +310,43 @@ public final class PgLeaseStore implements LeaseStore {
 
   @Override
   public Optional<LeaseStatus> status(String fenceName) {
-    return execute(
+    return statements.call(
         fenceName,
         statusSql,
-        ps -> {
-          ps.setString(1, fenceName);
-          try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.of(status(rs)) : Optional.empty();
-          }
-        });
+        ps -> ps.setString(1, fenceName),
+        rs -> rs.next() ? Optional.of(status(rs)) : Optional.empty());
   }
 
   @Override
   public List<LeaseStatus> statusAll() {
-    return execute(
+    return statements.call(
         "*",
         statusAllSql,
-        ps -> {
+        Statements.Parameters.NONE,
+        rs -> {
           List<LeaseStatus> rows = new ArrayList<>();
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              rows.add(status(rs));
-            }
+          while (rs.next()) {
+            rows.add(status(rs));
           }
           return rows;
         });
+  }
+
+  private static boolean firstBoolean(ResultSet rs) throws SQLException {
+    rs.next();
+    return rs.getBoolean(1);
+  }
+
+  private static QueuedWaiter waiter(ResultSet rs) throws SQLException {
+    return new QueuedWaiter(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getInt(3),
+        instant(rs, 4),
+        instant(rs, 5),
+        instant(rs, 6),
+        rs.getInt(7),
+        rs.getBoolean(8));
   }
 
   private static LeaseStatus status(ResultSet rs) throws SQLException {
@@ -369,27 +363,6 @@ public final class PgLeaseStore implements LeaseStore {
   private static Instant instant(ResultSet rs, int column) throws SQLException {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
-  }
-
-  private <T> T execute(String fenceName, String sql, Statement<T> statement) {
-    try (Connection connection = dataSource.getConnection()) {
-      // Our own autocommit transaction: the lease is committed, and visible to every other
-      // writer, before this method returns.
-      boolean autoCommit = connection.getAutoCommit();
-      if (!autoCommit) {
-        connection.setAutoCommit(true);
-      }
-      try (PreparedStatement ps = connection.prepareStatement(sql)) {
-        ps.setQueryTimeout(queryTimeoutSeconds);
-        return statement.run(ps);
-      } finally {
-        if (!autoCommit) {
-          connection.setAutoCommit(false);
-        }
-      }
-    } catch (SQLException e) {
-      throw SqlErrors.classify(fenceName, schema, e);
-    }
   }
 
   /**
@@ -421,10 +394,5 @@ public final class PgLeaseStore implements LeaseStore {
   @Override
   public String toString() {
     return "PgLeaseStore[schema=" + schema + "]";
-  }
-
-  @FunctionalInterface
-  private interface Statement<T> {
-    T run(PreparedStatement ps) throws SQLException;
   }
 }
