@@ -9,6 +9,7 @@ import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
+import dev.writerfence.store.jdbc.SqlErrors;
 import dev.writerfence.store.jdbc.Statements;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -55,6 +56,8 @@ public final class PgLeaseStore implements LeaseStore {
   private final String enqueueSql;
   private final String leaveQueueSql;
   private final String queueSql;
+  private final String statusAllClockedSql;
+  private final String queueAllClockedSql;
   private final Statements statements;
   private final LeaseRowDomain domain;
 
@@ -94,6 +97,19 @@ public final class PgLeaseStore implements LeaseStore {
             + " reserved FROM "
             + schema
             + ".queue_status WHERE fence_name = ? ORDER BY place NULLS LAST, waiting_since";
+    // The database clock in the same statement: an operator's ages are measured against it.
+    this.statusAllClockedSql =
+        "SELECT s.fence_name, s.holder_label, s.fencing_token, s.acquired_at, s.expires_at,"
+            + " s.seconds_left, s.state, t.now FROM (SELECT pg_catalog.clock_timestamp() AS now) t"
+            + " LEFT JOIN "
+            + schema
+            + ".lease_status s ON true ORDER BY s.fence_name";
+    this.queueAllClockedSql =
+        "SELECT q.fence_name, q.holder_label, q.priority, q.waiting_since, q.refreshed_at,"
+            + " q.lapses_at, q.place, q.reserved, t.now"
+            + " FROM (SELECT pg_catalog.clock_timestamp() AS now) t LEFT JOIN "
+            + schema
+            + ".queue_status q ON true ORDER BY q.fence_name, q.place NULLS LAST, q.waiting_since";
     this.statements = new Statements(dataSource, this.schema, queryTimeoutSeconds);
     this.domain = new LeaseRowDomain(statements, schema);
   }
@@ -330,6 +346,64 @@ public final class PgLeaseStore implements LeaseStore {
           }
           return rows;
         });
+  }
+
+  /**
+   * Every row of {@code lease_status}, as {@link #statusAll} lists them, with the database clock of
+   * the statement that read them: what an operator's view measures each lease's age against.
+   *
+   * @return the rows by fence name (none when no fence was ever acquired), and the database's
+   *     {@code clock_timestamp()} of that statement; never {@code null}
+   * @throws dev.writerfence.WriterFenceUnavailableException when the database cannot answer, or the
+   *     view or its schema does not exist (SQLState 42P01 or 3F000 in the cause)
+   */
+  public Clocked<List<LeaseStatus>> statusAllClocked() {
+    return statements.call(
+        "*",
+        statusAllClockedSql,
+        Statements.Parameters.NONE,
+        rs -> clockedRows(rs, 8, PgLeaseStore::status));
+  }
+
+  /**
+   * Every fence's rows of {@code queue_status}: by fence name, then as {@link #queue} orders them
+   * (live tickets head first, then lapsed ones), with the database clock of the statement that read
+   * them.
+   *
+   * @return the rows and the database's {@code clock_timestamp()} of that statement; empty when the
+   *     schema has no queue view (contract version 1, SQLState 42P01)
+   * @throws dev.writerfence.WriterFenceUnavailableException when the database cannot answer
+   */
+  public Optional<Clocked<List<QueuedWaiter>>> queueAllClocked() {
+    try {
+      return Optional.of(
+          statements.query(
+              queueAllClockedSql,
+              Statements.Parameters.NONE,
+              rs -> clockedRows(rs, 9, PgLeaseStore::waiter)));
+    } catch (SQLException e) {
+      if ("42P01".equals(e.getSQLState())) {
+        return Optional.empty();
+      }
+      throw SqlErrors.classify("*", schema, e);
+    }
+  }
+
+  /**
+   * Reads a view's rows left-joined to the database clock: one row with a {@code null} first column
+   * when the view is empty, so the clock is read all the same.
+   */
+  private static <T> Clocked<List<T>> clockedRows(
+      ResultSet rs, int clockColumn, Statements.Answer<T> row) throws SQLException {
+    List<T> rows = new ArrayList<>();
+    Instant now = null;
+    while (rs.next()) {
+      now = instant(rs, clockColumn);
+      if (rs.getString(1) != null) {
+        rows.add(row.read(rs));
+      }
+    }
+    return new Clocked<>(List.copyOf(rows), now);
   }
 
   private static boolean firstBoolean(ResultSet rs) throws SQLException {
