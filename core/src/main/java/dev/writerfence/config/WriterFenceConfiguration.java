@@ -53,36 +53,28 @@ public class WriterFenceConfiguration {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
   }
 
-  /**
-   * @return {@code holder}: the default holder label, or {@code null} for {@code <host>:<pid>}
-   */
+  /** Returns {@code holder}: the default holder label, or {@code null} for {@code <host>:<pid>}. */
   public String getHolder() {
     return holder;
   }
 
-  /**
-   * @param holder {@code holder}
-   */
+  /** Sets {@code holder}. */
   public void setHolder(String holder) {
     this.holder = holder;
   }
 
-  /**
-   * @return {@code ttl}: the default lease TTL
-   */
+  /** Returns {@code ttl}: the default lease TTL. */
   public Duration getTtl() {
     return ttl;
   }
 
-  /**
-   * @param ttl {@code ttl}
-   */
+  /** Sets {@code ttl}. */
   public void setTtl(Duration ttl) {
     this.ttl = ttl;
   }
 
   /**
-   * @return {@code renew-interval} as text ({@code off} is allowed), or {@code null} when unset
+   * Returns {@code renew-interval} as text ({@code off} is allowed), or {@code null} when unset.
    */
   public String getRenewInterval() {
     return renewInterval;
@@ -111,86 +103,64 @@ public class WriterFenceConfiguration {
     return Optional.of(SettingsCatalog.RENEW_INTERVAL.parse(renewInterval));
   }
 
-  /**
-   * @return {@code query-timeout}: how long one statement may take
-   */
+  /** Returns {@code query-timeout}: how long one statement may take. */
   public Duration getQueryTimeout() {
     return queryTimeout;
   }
 
-  /**
-   * @param queryTimeout {@code query-timeout}
-   */
+  /** Sets {@code query-timeout}. */
   public void setQueryTimeout(Duration queryTimeout) {
     this.queryTimeout = queryTimeout;
   }
 
   /**
-   * @return {@code backend}: the name of a registered backend ({@link BackendRegistry#names()})
+   * Returns {@code backend}: the name of a registered backend ({@link BackendRegistry#names()}).
    */
   public String getBackend() {
     return backend;
   }
 
-  /**
-   * @param backend {@code backend}
-   */
+  /** Sets {@code backend}. */
   public void setBackend(String backend) {
     this.backend = backend;
   }
 
-  /**
-   * @return {@code priority}: the default priority in a fence's queue of waiters
-   */
+  /** Returns {@code priority}: the default priority in a fence's queue of waiters. */
   public int getPriority() {
     return priority;
   }
 
-  /**
-   * @param priority {@code priority}
-   */
+  /** Sets {@code priority}. */
   public void setPriority(int priority) {
     this.priority = priority;
   }
 
-  /**
-   * @return the {@code queue.*} group
-   */
+  /** Returns the {@code queue.*} group. */
   public Queue getQueue() {
     return queue;
   }
 
-  /**
-   * @return the {@code retry.*} group
-   */
+  /** Returns the {@code retry.*} group. */
   public Retry getRetry() {
     return retry;
   }
 
-  /**
-   * @return the {@code advisory.*} group, read with {@code backend=advisory}
-   */
+  /** Returns the {@code advisory.*} group, read with {@code backend=advisory}. */
   public Advisory getAdvisory() {
     return advisory;
   }
 
-  /**
-   * @return the {@code lease-rpc.*} group, read with {@code backend=lease-rpc}
-   */
+  /** Returns the {@code lease-rpc.*} group, read with {@code backend=lease-rpc}. */
   public LeaseRpc getLeaseRpc() {
     return leaseRpc;
   }
 
-  /**
-   * @return the schema group: {@code schema.name} (the process fence's {@code schema})
-   */
+  /** Returns the schema group: {@code schema.name} (the process fence's {@code schema}). */
   public Schema getSchema() {
     return schema;
   }
 
-  /**
-   * @return the {@code datasource.*} group: a database of the fence's own
-   */
+  /** Returns the {@code datasource.*} group: a database of the fence's own. */
   public Datasource getDatasource() {
     return datasource;
   }
@@ -359,44 +329,32 @@ public class WriterFenceConfiguration {
     private Duration pollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
     private boolean listen;
 
-    /**
-     * @return {@code queue.lapse}
-     */
+    /** Returns {@code queue.lapse}. */
     public Duration getLapse() {
       return lapse;
     }
 
-    /**
-     * @param lapse {@code queue.lapse}
-     */
+    /** Sets {@code queue.lapse}. */
     public void setLapse(Duration lapse) {
       this.lapse = lapse;
     }
 
-    /**
-     * @return {@code queue.poll-interval}
-     */
+    /** Returns {@code queue.poll-interval}. */
     public Duration getPollInterval() {
       return pollInterval;
     }
 
-    /**
-     * @param pollInterval {@code queue.poll-interval}
-     */
+    /** Sets {@code queue.poll-interval}. */
     public void setPollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
     }
 
-    /**
-     * @return {@code queue.listen}
-     */
+    /** Returns {@code queue.listen}. */
     public boolean isListen() {
       return listen;
     }
 
-    /**
-     * @param listen {@code queue.listen}
-     */
+    /** Sets {@code queue.listen}. */
     public void setListen(boolean listen) {
       this.listen = listen;
     }
@@ -410,72 +368,52 @@ public class WriterFenceConfiguration {
     private Duration maxInterval = BusyRetryPolicy.defaults().maxInterval();
     private Duration maxWait;
 
-    /**
-     * @return {@code retry.max-attempts}
-     */
+    /** Returns {@code retry.max-attempts}. */
     public int getMaxAttempts() {
       return maxAttempts;
     }
 
-    /**
-     * @param maxAttempts {@code retry.max-attempts}
-     */
+    /** Sets {@code retry.max-attempts}. */
     public void setMaxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
     }
 
-    /**
-     * @return {@code retry.initial-interval}
-     */
+    /** Returns {@code retry.initial-interval}. */
     public Duration getInitialInterval() {
       return initialInterval;
     }
 
-    /**
-     * @param initialInterval {@code retry.initial-interval}
-     */
+    /** Sets {@code retry.initial-interval}. */
     public void setInitialInterval(Duration initialInterval) {
       this.initialInterval = initialInterval;
     }
 
-    /**
-     * @return {@code retry.multiplier}
-     */
+    /** Returns {@code retry.multiplier}. */
     public double getMultiplier() {
       return multiplier;
     }
 
-    /**
-     * @param multiplier {@code retry.multiplier}
-     */
+    /** Sets {@code retry.multiplier}. */
     public void setMultiplier(double multiplier) {
       this.multiplier = multiplier;
     }
 
-    /**
-     * @return {@code retry.max-interval}
-     */
+    /** Returns {@code retry.max-interval}. */
     public Duration getMaxInterval() {
       return maxInterval;
     }
 
-    /**
-     * @param maxInterval {@code retry.max-interval}
-     */
+    /** Sets {@code retry.max-interval}. */
     public void setMaxInterval(Duration maxInterval) {
       this.maxInterval = maxInterval;
     }
 
-    /**
-     * @return {@code retry.max-wait}, or {@code null} for the attempts' scheduled wait
-     */
+    /** Returns {@code retry.max-wait}, or {@code null} for the attempts' scheduled wait. */
     public Duration getMaxWait() {
       return maxWait;
     }
 
-    /**
-     * @param maxWait {@code retry.max-wait}, or {@code null}
-     */
+    /** Sets {@code retry.max-wait}, or {@code null}. */
     public void setMaxWait(Duration maxWait) {
       this.maxWait = maxWait;
     }
@@ -494,23 +432,17 @@ public class WriterFenceConfiguration {
       return poolSize;
     }
 
-    /**
-     * @param poolSize {@code advisory.pool-size}, or {@code null}
-     */
+    /** Sets {@code advisory.pool-size}, or {@code null}. */
     public void setPoolSize(Integer poolSize) {
       this.poolSize = poolSize;
     }
 
-    /**
-     * @return {@code advisory.key-scheme}
-     */
+    /** Returns {@code advisory.key-scheme}. */
     public String getKeyScheme() {
       return keyScheme;
     }
 
-    /**
-     * @param keyScheme {@code advisory.key-scheme}
-     */
+    /** Sets {@code advisory.key-scheme}. */
     public void setKeyScheme(String keyScheme) {
       this.keyScheme = keyScheme;
     }
@@ -525,86 +457,62 @@ public class WriterFenceConfiguration {
     private String ttlParameter = LeaseRpcContract.DEFAULT_TTL_PARAMETER;
     private String fenceNameParameter;
 
-    /**
-     * @return {@code lease-rpc.acquire-function}
-     */
+    /** Returns {@code lease-rpc.acquire-function}. */
     public String getAcquireFunction() {
       return acquireFunction;
     }
 
-    /**
-     * @param acquireFunction {@code lease-rpc.acquire-function}
-     */
+    /** Sets {@code lease-rpc.acquire-function}. */
     public void setAcquireFunction(String acquireFunction) {
       this.acquireFunction = acquireFunction;
     }
 
-    /**
-     * @return {@code lease-rpc.release-function}
-     */
+    /** Returns {@code lease-rpc.release-function}. */
     public String getReleaseFunction() {
       return releaseFunction;
     }
 
-    /**
-     * @param releaseFunction {@code lease-rpc.release-function}
-     */
+    /** Sets {@code lease-rpc.release-function}. */
     public void setReleaseFunction(String releaseFunction) {
       this.releaseFunction = releaseFunction;
     }
 
-    /**
-     * @return {@code lease-rpc.holder-token-parameter}
-     */
+    /** Returns {@code lease-rpc.holder-token-parameter}. */
     public String getHolderTokenParameter() {
       return holderTokenParameter;
     }
 
-    /**
-     * @param holderTokenParameter {@code lease-rpc.holder-token-parameter}
-     */
+    /** Sets {@code lease-rpc.holder-token-parameter}. */
     public void setHolderTokenParameter(String holderTokenParameter) {
       this.holderTokenParameter = holderTokenParameter;
     }
 
-    /**
-     * @return {@code lease-rpc.holder-parameter}
-     */
+    /** Returns {@code lease-rpc.holder-parameter}. */
     public String getHolderParameter() {
       return holderParameter;
     }
 
-    /**
-     * @param holderParameter {@code lease-rpc.holder-parameter}
-     */
+    /** Sets {@code lease-rpc.holder-parameter}. */
     public void setHolderParameter(String holderParameter) {
       this.holderParameter = holderParameter;
     }
 
-    /**
-     * @return {@code lease-rpc.ttl-parameter}
-     */
+    /** Returns {@code lease-rpc.ttl-parameter}. */
     public String getTtlParameter() {
       return ttlParameter;
     }
 
-    /**
-     * @param ttlParameter {@code lease-rpc.ttl-parameter}
-     */
+    /** Sets {@code lease-rpc.ttl-parameter}. */
     public void setTtlParameter(String ttlParameter) {
       this.ttlParameter = ttlParameter;
     }
 
-    /**
-     * @return {@code lease-rpc.fence-name-parameter}, or {@code null}: no fence name is passed
-     */
+    /** Returns {@code lease-rpc.fence-name-parameter}, or {@code null}: no fence name is passed. */
     public String getFenceNameParameter() {
       return fenceNameParameter;
     }
 
-    /**
-     * @param fenceNameParameter {@code lease-rpc.fence-name-parameter}, or {@code null}
-     */
+    /** Sets {@code lease-rpc.fence-name-parameter}, or {@code null}. */
     public void setFenceNameParameter(String fenceNameParameter) {
       this.fenceNameParameter = fenceNameParameter;
     }
@@ -614,16 +522,12 @@ public class WriterFenceConfiguration {
   public static class Schema {
     private String name = FenceSchema.DEFAULT_SCHEMA;
 
-    /**
-     * @return {@code schema.name} (the process fence's {@code schema})
-     */
+    /** Returns {@code schema.name} (the process fence's {@code schema}). */
     public String getName() {
       return name;
     }
 
-    /**
-     * @param name {@code schema.name}
-     */
+    /** Sets {@code schema.name}. */
     public void setName(String name) {
       this.name = name;
     }
@@ -636,44 +540,32 @@ public class WriterFenceConfiguration {
     private String password;
     private Integer poolSize;
 
-    /**
-     * @return {@code datasource.url}, or {@code null}: the application's DataSource
-     */
+    /** Returns {@code datasource.url}, or {@code null}: the application's DataSource. */
     public String getUrl() {
       return url;
     }
 
-    /**
-     * @param url {@code datasource.url}
-     */
+    /** Sets {@code datasource.url}. */
     public void setUrl(String url) {
       this.url = url;
     }
 
-    /**
-     * @return {@code datasource.username}, or {@code null}
-     */
+    /** Returns {@code datasource.username}, or {@code null}. */
     public String getUsername() {
       return username;
     }
 
-    /**
-     * @param username {@code datasource.username}
-     */
+    /** Sets {@code datasource.username}. */
     public void setUsername(String username) {
       this.username = username;
     }
 
-    /**
-     * @return {@code datasource.password}, or {@code null}
-     */
+    /** Returns {@code datasource.password}, or {@code null}. */
     public String getPassword() {
       return password;
     }
 
-    /**
-     * @param password {@code datasource.password}
-     */
+    /** Sets {@code datasource.password}. */
     public void setPassword(String password) {
       this.password = password;
     }
@@ -686,9 +578,7 @@ public class WriterFenceConfiguration {
       return poolSize;
     }
 
-    /**
-     * @param poolSize {@code datasource.pool-size}, or {@code null}
-     */
+    /** Sets {@code datasource.pool-size}, or {@code null}. */
     public void setPoolSize(Integer poolSize) {
       this.poolSize = poolSize;
     }
