@@ -4,7 +4,6 @@ import dev.writerfence.config.WriterFenceConfiguration;
 import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
-import java.util.Locale;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.env.Environment;
@@ -145,10 +144,6 @@ public class WriterFenceProperties extends WriterFenceConfiguration
       }
     }
     return out.toString();
-  }
-
-  static String dashed(String field) {
-    return field.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
   }
 
   /** Spring Boot's task executor and scheduler ({@code writer-fence.task.*}). */
