@@ -154,9 +154,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
     return held;
   }
 
-  /**
-   * @return the view applications see, made once, when first asked for
-   */
+  /** The view applications see, made once, when first asked for. */
   FenceLease view() {
     FenceLease v = view;
     if (v != null) {
@@ -167,9 +165,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
     return won != null ? won : v;
   }
 
-  /**
-   * @return its renewing lease: whether it still holds, its renewal and its loss
-   */
+  /** Its renewing lease: whether it still holds, its renewal and its loss. */
   RenewingLease renewing() {
     return lease;
   }
@@ -192,9 +188,6 @@ final class HeldLease implements FencedCall, FenceLease.State {
     return lease.isValid();
   }
 
-  /**
-   * @return why the lease was lost, or {@code null}
-   */
   @Override
   public String lostReason() {
     return lease.lostReason();
@@ -210,9 +203,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
     return lease.onLost(callback);
   }
 
-  /**
-   * @return nanoseconds from now until the lease stops being valid by the monotonic clock
-   */
+  /** Nanoseconds from now until the lease stops being valid by the monotonic clock. */
   long nanosLeft() {
     return lease.nanosLeft();
   }
@@ -233,9 +224,7 @@ final class HeldLease implements FencedCall, FenceLease.State {
     turn.heldByCaller(this);
   }
 
-  /**
-   * @return {@code true} once a release was made or begun
-   */
+  /** {@code true} once a release was made or begun. */
   boolean isReleased() {
     return lease.isReleased();
   }
@@ -248,8 +237,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
     if (deferRelease()) {
       return true; // released by the last joined call that still runs inside this hold
     }
+    if (!lease.markReleasing()) {
+      return false; // released already: the turn stays where that release left it
+    }
     try {
-      return lease.release();
+      return lease.releaseMarked();
     } finally {
       turn.giveBack(); // after the row is free, so the next thread's first attempt can win
     }
@@ -391,8 +383,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
         return returned;
       }
     }
+    if (!lease.markReleasing()) {
+      return returned;
+    }
     try {
-      lease.release();
+      lease.releaseMarked();
     } catch (RuntimeException e) {
       if (thrown != null) {
         thrown.addSuppressed(e);

@@ -74,6 +74,7 @@ final class RenewingLease implements StoreLease {
   private volatile long validUntilNanos;
   private volatile boolean released;
   private volatile String lostReason;
+  private boolean lostAtRelease; // lost when its release began: written and read by that release
 
   // Its renewal: tasks on the keeper's threads.
   private final ReentrantLock renewing = new ReentrantLock();
@@ -203,13 +204,26 @@ final class RenewingLease implements StoreLease {
    */
   @Override
   public boolean release() {
+    return markReleasing() && releaseMarked();
+  }
+
+  /**
+   * The first step of {@link #release()}: a lease whose time ran out is found lost, then it is
+   * marked released, once.
+   *
+   * @return {@code false} when it was released already, here or by the shutdown hook racing a
+   *     container's own close: one release per lease, so no second statement, warning or listener
+   *     call, and its hold gives nothing back
+   */
+  boolean markReleasing() {
     isValid(); // a lease whose time ran out is lost from now on
-    boolean lost = lostReason != null;
-    if (!markReleased()) {
-      // Released already, here or by the shutdown hook racing a container's own close: one
-      // release per lease, so no second statement, warning or listener call.
-      return false;
-    }
+    lostAtRelease = lostReason != null;
+    return markReleased();
+  }
+
+  /** The rest of {@link #release()}, after {@link #markReleasing()} answered {@code true}. */
+  boolean releaseMarked() {
+    boolean lost = lostAtRelease;
     stopKeeping(keeper.renewalWaitNanos());
     // Read before the statement: no step of this class follows it unless there is more to tell.
     FenceListener listener = keeper.listener();
