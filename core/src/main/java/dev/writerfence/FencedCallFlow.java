@@ -42,11 +42,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * contended, failing or listened-to call needs is in the methods below it.
  */
 final class FencedCallFlow {
-  /**
-   * A turn taken without waiting and ahead of any waiter (tryAcquire, or an interrupted thread).
-   */
-  private static final long BARGE = -1;
-
   private final LeaseStore store;
   private final RenewingLease.Context keeping;
   private final FenceListener listener; // null: none, and nothing is told
