@@ -1,6 +1,8 @@
 package dev.writerfence;
 
+import io.github.resilience4j.retry.Retry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -11,13 +13,15 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The renewal threads of one {@link WriterFence} and the leases it keeps: each {@link HeldLease}
- * schedules its own renewal and deadline watch here, and is marked lost the moment a renewal finds
- * it expired or taken over, or no renewal confirmed it in time.
+ * The renewal threads of one {@link WriterFence} and the leases it keeps: each {@link
+ * RenewingLease} schedules its own renewal and deadline watch here (through its {@link
+ * RenewingLease.Context}), and is marked lost the moment a renewal finds it expired or taken over,
+ * or no renewal confirmed it in time.
  *
  * <p>One timer thread per fence does the timing and never waits on the database; renew statements
  * run on a second pool whose threads exist only while a statement is under way. Both are daemon
@@ -29,12 +33,11 @@ final class LeaseKeeper {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
   private static final String THREAD_NAME = "writer-fence-renewal";
 
-  // Read by the leases it keeps.
-  final boolean renews;
-  final long renewIntervalNanos; // Long.MAX_VALUE: a third of each lease's TTL
-  final Set<HeldLease> kept = ConcurrentHashMap.newKeySet();
-  final ScheduledThreadPoolExecutor timer;
-  final ThreadPoolExecutor statements;
+  private final boolean renews;
+  private final long renewIntervalNanos; // Long.MAX_VALUE: a third of each lease's TTL
+  private final Set<RenewingLease> kept = ConcurrentHashMap.newKeySet();
+  private final ScheduledThreadPoolExecutor timer;
+  private final ThreadPoolExecutor statements;
 
   /**
    * @param renewInterval how often to renew, or {@code null} for a third of each lease's TTL
@@ -59,6 +62,36 @@ final class LeaseKeeper {
   }
 
   /**
+   * What its leases are kept with: these threads and set, and the fence's release settings.
+   *
+   * @param releaseRetry repeats a release that failed transiently
+   * @param renewalWaitNanos how long a release waits for a renew statement under way
+   * @param listener told of releases and losses; {@code null} for none
+   * @param releaseOnJvmShutdown whether the JVM shutdown hook releases the leases
+   * @param closed the fence's closed flag
+   * @return the context every lease of the fence is made with
+   */
+  RenewingLease.Context context(
+      Retry releaseRetry,
+      long renewalWaitNanos,
+      FenceListener listener,
+      boolean releaseOnJvmShutdown,
+      AtomicBoolean closed) {
+    return new RenewingLease.Context(
+        timer,
+        statements,
+        kept,
+        renews,
+        renewIntervalNanos,
+        releaseRetry,
+        renewalWaitNanos,
+        listener,
+        releaseOnJvmShutdown,
+        closed,
+        this);
+  }
+
+  /**
    * @param ttl a lease's TTL
    * @return how often a lease of that TTL is renewed: the configured interval, at most a third of
    *     the TTL; empty when renewal is off
@@ -67,14 +100,18 @@ final class LeaseKeeper {
     if (!renews) {
       return Optional.empty();
     }
-    return Optional.of(Duration.ofNanos(HeldLease.renewIntervalNanos(ttl, renewIntervalNanos)));
+    return Optional.of(Duration.ofNanos(RenewingLease.renewIntervalNanos(ttl, renewIntervalNanos)));
   }
 
   /**
    * @return the leases kept now
    */
   List<HeldLease> leases() {
-    return List.copyOf(kept);
+    List<HeldLease> holds = new ArrayList<>();
+    for (RenewingLease lease : kept) {
+      holds.add(lease.holder());
+    }
+    return holds;
   }
 
   /**
@@ -118,6 +155,6 @@ final class LeaseKeeper {
   void close() {
     timer.shutdownNow();
     statements.shutdown();
-    kept.forEach(HeldLease::cancelTasks);
+    kept.forEach(RenewingLease::cancelTasks);
   }
 }

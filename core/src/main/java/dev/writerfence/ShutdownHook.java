@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * fence at once instead of leaving it held until its TTL runs out.
  *
  * <p>The hook is registered when the first fence that releases at shutdown is built, not when the
- * class loads. The leases themselves are {@link HeldLease#atShutdown()}: each lease joins that set
- * when it is kept and leaves it when released or lost, so a fenced call runs no code of this class.
- * The hook releases all of them in parallel, one statement each, and gives up after {@link
+ * class loads. The leases themselves are {@link RenewingLease#atShutdown()}: each lease joins that
+ * set when it is kept and leaves it when released or lost, so a fenced call runs no code of this
+ * class. The hook releases all of them in parallel, one statement each, and gives up after {@link
  * #SHUTDOWN_BUDGET}: a lease it could not release frees itself at its expiry. A fence is referenced
  * from here only while it holds a lease.
  */
@@ -51,7 +51,7 @@ final class ShutdownHook {
   static int releaseAll(Duration budget) {
     long deadline = System.nanoTime() + budget.toNanos();
     List<Thread> releases = new ArrayList<>();
-    for (HeldLease lease : HeldLease.atShutdown()) {
+    for (RenewingLease lease : RenewingLease.atShutdown()) {
       Thread t = new Thread(() -> lease.releaseBefore(deadline), "writer-fence-shutdown-release");
       t.setDaemon(true);
       t.start();

@@ -10,13 +10,8 @@ import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.internal.weaving.FencedCall;
 import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.spi.ReleaseSignal;
-import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.store.lease.PgLeaseStore;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,11 +21,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The writer fence: one shared barrier per fence name, held in PostgreSQL.
@@ -89,8 +81,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe; build one per application and share it.
  */
 public final class WriterFence implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(WriterFence.class);
-
   /**
    * TTL used when neither the request nor the builder sets one: 30 seconds, whether renewal is on
    * (the default) or off.
@@ -109,64 +99,20 @@ public final class WriterFence implements AutoCloseable {
   /** Query timeout used when the builder sets none: 10 seconds. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-  // Read by the holds of this fence (HeldLease) and its acquiring side (LeaseAcquirer), which a
-  // fenced call runs without calling into this class.
-  final LeaseStore store;
-  final FenceListener listener; // null: none (the default), so no listener call is made at all
-  final LeaseKeeper keeper;
-  final Retry releaseRetry;
-  final long renewalWaitNanos;
-  final Duration defaultTtl;
-  final String defaultHolderLabel;
-  final int defaultPriority;
-  final Duration queueLapse;
-  final Duration queuePollInterval;
-  final ReleaseSignal releaseSignal; // null: queued writers poll on their schedule only
-  final boolean releaseOnJvmShutdown;
-  final LeaseAcquirer acquirer;
-  final AtomicBoolean closed = new AtomicBoolean();
+  static {
+    // The weaving modes' entry points live in an internal package, not on the user API; they reach
+    // the fence's flow through this entry, so a woven call runs no code of WriterFence itself.
+    FencedCalls.install(new FencedCallFlow.WeavingEntry());
+  }
 
-  private final BusyRetryPolicy defaultRetryPolicy;
+  // The one field the weaving entry reads: the fence's flow, which runs every fenced call.
+  final FencedCallFlow flow;
+
+  private final FenceRuntime runtime;
 
   private WriterFence(Builder b) {
-    this.store =
-        b.store != null ? b.store : new PgLeaseStore(b.dataSource, b.schema, b.queryTimeout);
-    if (b.renews && !store.renewsLeases()) {
-      throw new IllegalStateException(
-          "writer-fence: the store "
-              + store
-              + " cannot renew a lease (its contract has no renew), so a fence on it must be"
-              + " built withoutRenewal() (renew-interval=off): each lease then lasts the TTL of"
-              + " its acquire and turns lost when that runs out; give requests a TTL that outlasts"
-              + " the work they guard");
-    }
-    this.defaultTtl = b.defaultTtl;
-    this.defaultHolderLabel = b.defaultHolderLabel;
-    this.defaultPriority = b.defaultPriority;
-    this.queueLapse = b.queueLapse;
-    this.queuePollInterval = b.queuePollInterval;
-    this.releaseSignal =
-        b.queueListen && store.keepsQueue() ? store.openReleaseSignal().orElse(null) : null;
-    this.defaultRetryPolicy = b.retryPolicy;
-    this.listener = b.listener;
-    this.releaseOnJvmShutdown = b.releaseOnJvmShutdown;
-    this.keeper = new LeaseKeeper(b.renewInterval, b.renews);
-    if (releaseOnJvmShutdown) {
-      ShutdownHook.addHookOnce();
-    }
-    // A release waits for a renew statement under way, which the query timeout bounds.
-    this.renewalWaitNanos = b.queryTimeout.plusSeconds(1).toNanos();
-    // A transient error rolled the release back, so repeating it is safe; giving up would leave
-    // the lease held until its TTL.
-    this.releaseRetry =
-        Retry.of(
-            "writer-fence-release",
-            RetryConfig.<Boolean>custom()
-                .maxAttempts(b.retryPolicy.maxAttempts())
-                .intervalFunction(b.retryPolicy.intervalFunction())
-                .retryOnException(e -> e instanceof TransientLeaseStoreException)
-                .build());
-    this.acquirer = new LeaseAcquirer(this, defaultRetryPolicy);
+    this.runtime = FenceRuntime.of(b);
+    this.flow = new FencedCallFlow(runtime);
   }
 
   /**
@@ -221,7 +167,7 @@ public final class WriterFence implements AutoCloseable {
    * @return the innermost lease this thread holds on it in this fence's domain, or empty
    */
   public Optional<FenceLease> currentLease(String fenceName) {
-    return HeldFences.find(store, fenceName).map(FenceLease::of);
+    return HeldFences.find(runtime.store(), fenceName).map(FenceLease::of);
   }
 
   /**
@@ -315,17 +261,7 @@ public final class WriterFence implements AutoCloseable {
    */
   public Optional<FenceLease> tryAcquire(FenceRequest request) {
     Objects.requireNonNull(request, "request");
-    acquirer.refuseWhenClosed(request.fenceName());
-    return acquirer
-        .acquire(
-            request.fenceName(),
-            request.holderLabel().orElse(null),
-            request.ttl().orElse(null),
-            BusyRetryPolicy.noRetry(),
-            request.priorityOrNull(),
-            request,
-            false)
-        .map(WriterFence::holdForCaller);
+    return flow.acquire(request, BusyRetryPolicy.noRetry(), false).map(WriterFence::holdForCaller);
   }
 
   /**
@@ -345,23 +281,11 @@ public final class WriterFence implements AutoCloseable {
    *     fence is closed
    */
   public FenceLease acquire(FenceRequest request) {
-    acquirer.refuseWhenClosed(request.fenceName());
-    return holdForCaller(
-        acquirer
-            .acquire(
-                request.fenceName(),
-                request.holderLabel().orElse(null),
-                request.ttl().orElse(null),
-                request.retryPolicy().orElse(null),
-                request.priorityOrNull(),
-                request,
-                true)
-            .orElseThrow());
+    return holdForCaller(flow.acquire(request, null, true).orElseThrow());
   }
 
   private static FenceLease holdForCaller(HeldLease lease) {
-    lease.hold().heldByCaller();
-    lease.takenBy(ApiCaller.find()); // before it is pushed: the caller of acquire or tryAcquire
+    lease.heldByCaller();
     // On the stack every copy of core reads (the agent's too), so their fenced calls join it.
     HeldFenceStack.push(lease.entry);
     return lease.view();
@@ -455,7 +379,7 @@ public final class WriterFence implements AutoCloseable {
     FencedCall call = enter(request);
     T result;
     try {
-      result = body.apply(leaseOf(call, request.fenceName()));
+      result = body.apply(flow.leaseOf(call, request.fenceName()));
     } catch (Throwable t) {
       call.exit(null, t, Object.class);
       throw t;
@@ -526,24 +450,6 @@ public final class WriterFence implements AutoCloseable {
         });
   }
 
-  /** The lease a body runs under: the call's own, or the hold it joined. */
-  private FenceLease leaseOf(FencedCall call, String fenceName) {
-    FenceLease own = call.lease();
-    if (own != null) {
-      return own;
-    }
-    return currentLease(fenceName)
-        .orElseThrow(
-            () ->
-                new WriterFenceUnavailableException(
-                    fenceName,
-                    "writer-fence: fence '"
-                        + fenceName
-                        + "': the hold this call joined was lost before the guarded code started;"
-                        + " it does not run",
-                    null));
-  }
-
   /**
    * Runs asynchronous guarded code: the lease is taken before {@code body} starts and released when
    * the stage it returns completes, normally or not.
@@ -582,7 +488,7 @@ public final class WriterFence implements AutoCloseable {
 
   /** The enter half of a fenced call; see {@link FencedCalls#enter}. */
   FencedCall enter(FenceRequest request) {
-    return acquirer.enter(request, null);
+    return flow.enter(FencedCalls.Call.of(request, null));
   }
 
   /**
@@ -592,42 +498,42 @@ public final class WriterFence implements AutoCloseable {
    * @throws WriterFenceUnavailableException when the database cannot be reached
    */
   public Optional<LeaseStatus> status(String fenceName) {
-    return store.status(FenceArguments.fenceName(fenceName));
+    return runtime.store().status(FenceArguments.fenceName(fenceName));
   }
 
   /**
    * @return the TTL used when a request sets none
    */
   public Duration defaultTtl() {
-    return defaultTtl;
+    return runtime.defaultTtl();
   }
 
   /**
    * @return the busy retry policy used when a request sets none
    */
   public BusyRetryPolicy defaultRetryPolicy() {
-    return defaultRetryPolicy;
+    return runtime.defaultRetryPolicy();
   }
 
   /**
    * @return the priority in a fence's queue of waiters of requests that set none: -100 to 100
    */
   public int defaultPriority() {
-    return defaultPriority;
+    return runtime.defaultPriority();
   }
 
   /**
    * @return how long a waiter's ticket lasts without a poll: whole seconds from 1 to 60
    */
   public Duration queueLapse() {
-    return queueLapse;
+    return runtime.queueLapse();
   }
 
   /**
    * @return how often the head of a fence's queue polls for the lease: 1 ms to 1 s
    */
   public Duration queuePollInterval() {
-    return queuePollInterval;
+    return runtime.queuePollInterval();
   }
 
   /**
@@ -636,7 +542,7 @@ public final class WriterFence implements AutoCloseable {
    *     of the TTL), or empty when renewal is off
    */
   public Optional<Duration> renewInterval(Duration ttl) {
-    return keeper.intervalFor(Objects.requireNonNull(ttl, "ttl"));
+    return runtime.keeper().intervalFor(Objects.requireNonNull(ttl, "ttl"));
   }
 
   /**
@@ -647,17 +553,17 @@ public final class WriterFence implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    if (!runtime.closed().compareAndSet(false, true)) {
       return;
     }
-    for (HeldLease lease : keeper.leases()) {
+    for (HeldLease lease : runtime.keeper().leases()) {
       if (!lease.isReleased()) {
         lease.releaseAfter(null);
       }
     }
-    keeper.close();
-    if (releaseSignal != null) {
-      releaseSignal.close();
+    runtime.keeper().close();
+    if (runtime.releaseSignal() != null) {
+      runtime.releaseSignal().close();
     }
   }
 
@@ -665,7 +571,7 @@ public final class WriterFence implements AutoCloseable {
    * @return {@code true} once {@link #close()} was called
    */
   public boolean isClosed() {
-    return closed.get();
+    return runtime.closed().get();
   }
 
   /**
@@ -673,199 +579,9 @@ public final class WriterFence implements AutoCloseable {
    * connect, login and read waits by about the query timeout (see {@link
    * WriterFence#builder(DataSource)}): the query timeout covers statements only.
    */
-  public static final class Builder {
-    private final DataSource dataSource;
-    private final LeaseStore store;
-    private String schema = FenceSchema.DEFAULT_SCHEMA;
-    private Duration defaultTtl = DEFAULT_TTL;
-    private String defaultHolderLabel = HolderLabel.instance();
-    private BusyRetryPolicy retryPolicy = BusyRetryPolicy.defaults();
-    private int defaultPriority;
-    private Duration queueLapse = DEFAULT_QUEUE_LAPSE;
-    private Duration queuePollInterval = DEFAULT_QUEUE_POLL_INTERVAL;
-    private boolean queueListen;
-    private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
-    private FenceListener listener; // null: none
-    private Duration renewInterval; // null: a third of each lease's TTL
-    private boolean renews = true;
-    private boolean releaseOnJvmShutdown = true;
-
+  public static final class Builder extends FenceSettings {
     private Builder(DataSource dataSource, LeaseStore store) {
-      this.dataSource = dataSource;
-      this.store = store;
-    }
-
-    /**
-     * @param schema the contract's schema, {@code writer_fence} by default; a plain lower-case SQL
-     *     identifier
-     * @return this builder
-     */
-    public Builder schema(String schema) {
-      this.schema = FenceSchema.checkIdentifier("schema", schema);
-      return this;
-    }
-
-    /**
-     * @param ttl the TTL of requests that set none: whole seconds from 1 to 86400; default 30 s
-     *     (with renewal on or off)
-     * @return this builder
-     * @throws IllegalArgumentException naming the value when it breaks the rule
-     */
-    public Builder defaultTtl(Duration ttl) {
-      FenceArguments.ttlSeconds(ttl);
-      this.defaultTtl = ttl;
-      return this;
-    }
-
-    /**
-     * @param label the holder label of requests that set none, shown with this instance appended
-     *     ({@link HolderLabel#of}: {@code label@host:pid}); up to 200 characters, no control or
-     *     format characters; {@code null} for none (rows then show no label); default {@link
-     *     HolderLabel#instance()}, {@code host:pid}
-     * @return this builder
-     * @throws IllegalArgumentException naming the label when it breaks that rule
-     */
-    public Builder defaultHolderLabel(String label) {
-      this.defaultHolderLabel = HolderLabel.of(label);
-      return this;
-    }
-
-    /**
-     * @param policy the busy retry policy of requests that set none; default {@link
-     *     BusyRetryPolicy#defaults()}
-     * @return this builder
-     */
-    public Builder retryPolicy(BusyRetryPolicy policy) {
-      this.retryPolicy = Objects.requireNonNull(policy, "policy");
-      return this;
-    }
-
-    /**
-     * @param priority the priority in a fence's queue of waiters of requests that set none: -100 to
-     *     100, higher first, one level worth one second of waiting; default 0
-     * @return this builder
-     * @throws IllegalArgumentException naming the value when it is outside -100 to 100
-     */
-    public Builder defaultPriority(int priority) {
-      this.defaultPriority = FenceArguments.priority(priority);
-      return this;
-    }
-
-    /**
-     * How long a waiter's ticket in a fence's queue lasts without a poll: a process that stops
-     * polling (killed, paused) loses its place after this long, and a lease kept for it on release
-     * passes on. Waiters behind the head poll at least four times per lapse. A ticket lasts at most
-     * half the TTL of the call that takes it (at least 1 s), so that a holder killed while other
-     * threads of its process waited, whose grant queued again for them, holds the lease up no
-     * longer than its TTL.
-     *
-     * @param lapse whole seconds from 1 to 60; default 5 s
-     * @return this builder
-     * @throws IllegalArgumentException naming the value when it breaks the rule
-     */
-    public Builder queueLapse(Duration lapse) {
-      FenceArguments.lapseSeconds(lapse);
-      this.queueLapse = lapse;
-      return this;
-    }
-
-    /**
-     * How often the head of a fence's queue (and the waiter behind it) polls for the lease: the
-     * longest gap between a release and the next holder's acquire when no notification arrives
-     * first. Waiters further back poll less often (doubling per place, at most a quarter of the
-     * lapse), so the load of many waiters stays bounded.
-     *
-     * @param interval from 1 ms to 1 s; default 10 ms
-     * @return this builder
-     * @throws IllegalArgumentException naming the value when it is outside that range
-     */
-    public Builder queuePollInterval(Duration interval) {
-      this.queuePollInterval = FenceArguments.queuePollInterval(interval);
-      return this;
-    }
-
-    /**
-     * Whether the writers of this fence that wait at the front of a queue learn of a release at
-     * once ({@code LISTEN} on the lease row's notification of a release that found waiters) instead
-     * of at their next poll: a shorter hand-over between processes, and fewer polls. It holds one
-     * connection of the data source more while writers of this fence wait (and a few seconds
-     * after). For a direct connection only: behind a transaction pooler (PgBouncer in transaction
-     * mode) LISTEN does not work and its notifications pile up on pooled connections. Default
-     * {@code false}.
-     *
-     * @param listen {@code true} to listen
-     * @return this builder
-     */
-    public Builder queueListen(boolean listen) {
-      this.queueListen = listen;
-      return this;
-    }
-
-    /**
-     * @param timeout how long one statement may take before the database counts as unavailable; at
-     *     least 1 second, and a fraction of a second is rounded up to the next whole second (JDBC's
-     *     query timeout is whole seconds: 1.5 s becomes 2 s); default 10 s. It bounds statements
-     *     only, not getting a connection from a user-supplied DataSource (see {@link
-     *     WriterFence#builder(DataSource)})
-     * @return this builder
-     * @throws IllegalArgumentException naming the value when it is under 1 second
-     */
-    public Builder queryTimeout(Duration timeout) {
-      PgLeaseStore.queryTimeoutSeconds(Objects.requireNonNull(timeout, "timeout"));
-      this.queryTimeout = timeout;
-      return this;
-    }
-
-    /**
-     * Renews held leases every {@code interval} instead of every third of their TTL. A lease whose
-     * TTL is shorter than three intervals is renewed every third of its TTL all the same. Turns
-     * renewal on if {@link #withoutRenewal} turned it off.
-     *
-     * @param interval at least {@link WriterFence#MIN_RENEW_INTERVAL} (100 ms)
-     * @return this builder
-     * @throws IllegalArgumentException naming the value when it is shorter
-     */
-    public Builder renewInterval(Duration interval) {
-      this.renewInterval = FenceArguments.renewInterval(interval);
-      this.renews = true;
-      return this;
-    }
-
-    /**
-     * Whether the process-wide JVM shutdown hook releases this fence's leases (default {@code
-     * true}). The hook runs at SIGTERM while fenced code may still be running: it marks each lease
-     * released first, so that code's next {@link FenceLease#checkValid()} fails, then frees the row
-     * within about a second so the next writer need not wait for the TTL. A container that drains
-     * its work before it closes the fence (Spring Boot's graceful shutdown, then {@link #close()})
-     * sets {@code false}, so leases are released only after the work that holds them has ended.
-     *
-     * @param release {@code false} to leave this fence's leases to {@link #close()} or their TTL
-     * @return this builder
-     */
-    public Builder releaseOnJvmShutdown(boolean release) {
-      this.releaseOnJvmShutdown = release;
-      return this;
-    }
-
-    /**
-     * Turns renewal off: a held lease keeps the expiry its acquire set, so its TTL must outlast the
-     * critical section. It still counts as lost once its TTL (less the safety margin) has run out.
-     *
-     * @return this builder
-     */
-    public Builder withoutRenewal() {
-      this.renews = false;
-      this.renewInterval = null;
-      return this;
-    }
-
-    /**
-     * @param listener receives every acquire and release outcome, and every loss; default none
-     * @return this builder
-     */
-    public Builder listener(FenceListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
+      super(dataSource, store);
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.context.HeldFences;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -109,7 +110,7 @@ class AnotherCopysHoldTest extends FenceTestSupport {
   }
 
   static String domainOf(WriterFence fence) {
-    return ((PgLeaseStore) fence.store).exclusionDomain().orElseThrow();
+    return ((PgLeaseStore) FencedCalls.store(fence)).exclusionDomain().orElseThrow();
   }
 
   /** A hold as another copy of core pushes it: JDK types only, its lease an object of its own. */

@@ -220,7 +220,7 @@ class HeldFenceStackTest extends FenceTestSupport {
   void fencesOnOtherDataSourceObjectsOfTheSameDatabaseAndSchemaAreOneDomain() throws Exception {
     WriterFence first = fence(DB.dataSource()).build();
     WriterFence second = fence(DB.dataSource()).build();
-    assertThat(first.store).isNotEqualTo(second.store);
+    assertThat(FencedCalls.store(first)).isNotEqualTo(FencedCalls.store(second));
 
     long inner =
         first.call(

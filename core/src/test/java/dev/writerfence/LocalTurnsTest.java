@@ -3,7 +3,6 @@ package dev.writerfence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.writerfence.LeaseAcquirer.LocalTurns;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -2,7 +2,9 @@ package dev.writerfence.aspectj;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.ProcessFence;
+import dev.writerfence.internal.weaving.FencedInvocation;
 import dev.writerfence.internal.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.LazyResults;
 import java.lang.reflect.Method;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
@@ -63,10 +65,12 @@ public class WriterFencedAspect {
       "(annotatedMethod() || methodOfAnnotatedType()) && !within(dev.writerfence.aspectj.WriterFencedAspect)")
   public Object aroundFencedMethod(ProceedingJoinPoint joinPoint) throws Throwable {
     Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-    WriterFence fence = ProcessFence.get();
     // A Kotlin suspend function proceeds with a continuation of the fence's in place of the
     // caller's (proceed with arguments), which releases when the function resumes its caller.
-    return FencedMethods.proceed(
-        fence, method, joinPoint.getArgs(), joinPoint::proceed, joinPoint::proceed);
+    // Both made before the fence is looked up: the advice's own steps first, then the fence's.
+    FencedInvocation proceed = joinPoint::proceed;
+    LazyResults.SuspendInvocation proceedWith = joinPoint::proceed;
+    WriterFence fence = ProcessFence.get();
+    return FencedMethods.proceed(fence, method, joinPoint.getArgs(), proceed, proceedWith);
   }
 }

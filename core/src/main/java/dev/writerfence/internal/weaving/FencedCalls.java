@@ -10,6 +10,7 @@ import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.LeaseStore;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -30,110 +31,72 @@ public final class FencedCalls {
    */
   public interface Core {
     /**
-     * @param fence the fence; never {@code null}
-     * @param request the request; never {@code null}
-     * @return the call, to exit after the method
-     */
-    default FencedCall enter(WriterFence fence, FenceRequest request) {
-      return enter(fence, request, null);
-    }
-
-    /**
-     * The same as {@link #enter(WriterFence, FenceRequest)}, naming who takes the lease.
+     * The enter half of a fenced call: see {@link FencedCalls#enter(WriterFence, FenceRequest)}.
      *
      * @param fence the fence; never {@code null}
-     * @param request the request; never {@code null}
-     * @param takenBy the fenced method, as {@code com.acme.Uploader.upload(String)}, that a lease
-     *     taken here is taken by ({@link
-     *     dev.writerfence.bootstrap.HeldFenceStack.Entry#takenBy()}); {@code null} for the first
-     *     frame outside writer-fence's own packages
-     * @return the call, to exit after the method
+     * @param call the checked call; never {@code null}
+     * @return the call, to exit after the method; never {@code null}
      */
-    FencedCall enter(WriterFence fence, FenceRequest request, String takenBy);
-
-    /**
-     * The same as {@link #enter(WriterFence, FenceRequest)} for values that were checked already
-     * (an annotation parsed once, a fence name checked by {@link FenceArguments#fenceName}), so
-     * that no request need be built per call.
-     *
-     * @param fence the fence; never {@code null}
-     * @param fenceName a checked fence name; never {@code null}
-     * @param holderLabel a checked holder label as the row shows it (decorated once with {@link
-     *     dev.writerfence.HolderLabel#of}; passed on as is), or {@code null} for the fence's
-     *     default
-     * @param ttl a checked TTL, or {@code null} for the fence's default
-     * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
-     * @param priority a checked priority ({@link FenceArguments#priority}), or {@code null} for the
-     *     fence's default
-     * @return the call, to exit after the method
-     */
-    default FencedCall enter(
-        WriterFence fence,
-        String fenceName,
-        String holderLabel,
-        Duration ttl,
-        BusyRetryPolicy retryPolicy,
-        Integer priority) {
-      return enter(fence, fenceName, holderLabel, ttl, retryPolicy, priority, false);
-    }
-
-    /**
-     * The same as {@link #enter(WriterFence, String, String, Duration, BusyRetryPolicy, Integer)},
-     * for a call that may ask to be interrupted on loss.
-     *
-     * @param fence the fence; never {@code null}
-     * @param fenceName a checked fence name; never {@code null}
-     * @param holderLabel as above, or {@code null} for the fence's default
-     * @param ttl a checked TTL, or {@code null} for the fence's default
-     * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
-     * @param priority a checked priority, or {@code null} for the fence's default
-     * @param interruptOnLoss interrupt the calling thread when the lease is lost before the call
-     *     ends ({@link FenceRequest.Builder#interruptOnLoss})
-     * @return the call, to exit after the method
-     */
-    default FencedCall enter(
-        WriterFence fence,
-        String fenceName,
-        String holderLabel,
-        Duration ttl,
-        BusyRetryPolicy retryPolicy,
-        Integer priority,
-        boolean interruptOnLoss) {
-      return enter(
-          fence, fenceName, holderLabel, ttl, retryPolicy, priority, interruptOnLoss, null);
-    }
-
-    /**
-     * The same as {@link #enter(WriterFence, String, String, Duration, BusyRetryPolicy, Integer,
-     * boolean)}, naming who takes the lease.
-     *
-     * @param fence the fence; never {@code null}
-     * @param fenceName a checked fence name; never {@code null}
-     * @param holderLabel as above, or {@code null} for the fence's default
-     * @param ttl a checked TTL, or {@code null} for the fence's default
-     * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
-     * @param priority a checked priority, or {@code null} for the fence's default
-     * @param interruptOnLoss interrupt the calling thread when the lease is lost before the call
-     *     ends
-     * @param takenBy the fenced method a lease taken here is taken by; {@code null} for the first
-     *     frame outside writer-fence's own packages
-     * @return the call, to exit after the method
-     */
-    FencedCall enter(
-        WriterFence fence,
-        String fenceName,
-        String holderLabel,
-        Duration ttl,
-        BusyRetryPolicy retryPolicy,
-        Integer priority,
-        boolean interruptOnLoss,
-        String takenBy);
+    FencedCall enter(WriterFence fence, Call call);
 
     /**
      * @param fence the fence; never {@code null}
      * @return the backend that fence uses
      */
     LeaseStore store(WriterFence fence);
+  }
+
+  /**
+   * One fenced call, its values checked: from a {@link FenceRequest} ({@link #of}), or from an
+   * annotation parsed once ({@link FencedMethods}), whose calls then build no request. Unset values
+   * ({@code null}) take the fence's defaults.
+   *
+   * @param fenceName a checked fence name ({@link FenceArguments#fenceName}); never {@code null}
+   * @param holderLabel a holder label as the row shows it (decorated once with {@link
+   *     dev.writerfence.HolderLabel#of}; passed on as is), or {@code null} for the fence's default
+   * @param ttl a checked TTL, or {@code null} for the fence's default
+   * @param retryPolicy the busy retry policy, or {@code null} for the fence's default
+   * @param priority a checked priority ({@link FenceArguments#priority}), or {@code null} for the
+   *     fence's default
+   * @param interruptOnLoss interrupt the calling thread when the lease is lost before the call ends
+   *     ({@link FenceRequest.Builder#interruptOnLoss})
+   * @param advisoryKey a checked advisory key text ({@link FenceArguments#advisoryKeyText}), or
+   *     {@code null} for the store's key scheme
+   * @param takenBy the fenced method, as {@code com.acme.Uploader.upload(String)}, that a lease
+   *     taken here is taken by ({@link dev.writerfence.bootstrap.HeldFenceStack.Entry#takenBy()});
+   *     {@code null} for the first frame outside writer-fence's own packages
+   * @param request the request these values came from, given to a listener; {@code null} when there
+   *     is none (one is made if a listener needs it)
+   */
+  public record Call(
+      String fenceName,
+      String holderLabel,
+      Duration ttl,
+      BusyRetryPolicy retryPolicy,
+      Integer priority,
+      boolean interruptOnLoss,
+      String advisoryKey,
+      String takenBy,
+      FenceRequest request) {
+    /**
+     * @param request the request; never {@code null}
+     * @param takenBy as {@link Call#takenBy()}
+     * @return the call of that request
+     */
+    public static Call of(FenceRequest request, String takenBy) {
+      Objects.requireNonNull(request, "request");
+      OptionalInt priority = request.priority();
+      return new Call(
+          request.fenceName(),
+          request.holderLabel().orElse(null),
+          request.ttl().orElse(null),
+          request.retryPolicy().orElse(null),
+          priority.isPresent() ? priority.getAsInt() : null,
+          request.interruptOnLoss(),
+          request.advisoryKey().orElse(null),
+          takenBy,
+          request);
+    }
   }
 
   /**
@@ -187,7 +150,7 @@ public final class FencedCalls {
    * @throws WriterFenceUnavailableException as {@link #enter(WriterFence, FenceRequest)}
    */
   public static FencedCall enter(WriterFence fence, FenceRequest request, String takenBy) {
-    return core(fence).enter(fence, Objects.requireNonNull(request, "request"), takenBy);
+    return core(fence).enter(fence, Call.of(request, takenBy));
   }
 
   /**

@@ -237,6 +237,7 @@ public final class FencedMethods {
     private final boolean interruptOnLoss;
     private final LazyResults.LazyResult lazy; // null: held until the method returns
     private final FenceRequest constantRequest;
+    private final FencedCalls.Call constantCall; // null unless the name is constant
     private final String takenBy; // the leases' taker, for the audit's writer map
 
     private FencedMethod(
@@ -289,6 +290,24 @@ public final class FencedMethods {
               ? build(
                   name.resolve(null), null, advisoryKey == null ? null : advisoryKey.resolve(null))
               : null;
+      // A lazy result is cancelled on loss per subscription (LazyResults): its enter interrupts no
+      // thread.
+      boolean interrupt = interruptOnLoss && lazy == null;
+      this.constantCall =
+          constantRequest == null
+              ? null
+              : advisoryKey != null
+                  ? FencedCalls.Call.of(constantRequest, takenBy)
+                  : new FencedCalls.Call(
+                      constantRequest.fenceName(),
+                      holderLabel,
+                      ttl,
+                      null,
+                      priority,
+                      interrupt,
+                      null,
+                      takenBy,
+                      null);
     }
 
     /**
@@ -342,26 +361,30 @@ public final class FencedMethods {
     public Object proceed(
         WriterFence fence, Object[] args, Class<?> declaredReturnType, FencedInvocation invocation)
         throws Throwable {
-      String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
-      String keyText = keyText(args);
-      BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
+      FencedCalls.Core c = core(fence);
       if (lazy != null) {
-        FencedCalls.Core c = core(fence);
-        return lazy.defer(
-            declaredReturnType,
-            () -> enter(c, fence, fenceName, keyText, policy, false),
-            invocation);
+        FencedCalls.Call call = call(fence, args, false);
+        return lazy.defer(declaredReturnType, () -> c.enter(fence, call), invocation);
       }
-      FencedCall call;
+      FencedCall entered;
       try {
-        call = enter(core(fence), fence, fenceName, keyText, policy, interruptOnLoss);
+        entered = c.enter(fence, call(fence, args, interruptOnLoss));
       } catch (WriterFenceBusyException busy) {
         if (skip == null) {
           throw busy;
         }
         return skip.skip(busy);
       }
-      return call.proceed(invocation, declaredReturnType);
+      // The around form of FencedCall.proceed, written out: the method runs next, with no step of
+      // the call's class before it (ADR 34).
+      Object result;
+      try {
+        result = invocation.proceed();
+      } catch (Throwable t) {
+        entered.exit(null, t, declaredReturnType);
+        throw t;
+      }
+      return entered.exit(result, null, declaredReturnType);
     }
 
     /**
@@ -386,15 +409,9 @@ public final class FencedMethods {
       if (lazy == null || !lazy.isSuspend()) {
         throw new IllegalStateException("writer-fence: not a Kotlin suspend function");
       }
-      String fenceName = constantRequest != null ? constantRequest.fenceName() : name.resolve(args);
-      String keyText = keyText(args);
-      BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
       FencedCalls.Core c = core(fence);
-      return lazy.callSuspending(
-          continuationType,
-          args,
-          () -> enter(c, fence, fenceName, keyText, policy, false),
-          invocation);
+      FencedCalls.Call call = call(fence, args, false);
+      return lazy.callSuspending(continuationType, args, () -> c.enter(fence, call), invocation);
     }
 
     /** The call's advisory key text, or {@code null} when calls lock the key scheme's key. */
@@ -408,20 +425,25 @@ public final class FencedMethods {
     }
 
     /**
-     * Enters with the values ready; a call with an advisory key text goes through a request, the
-     * one way a key text reaches the store.
+     * The checked call of one invocation, made with the values ready (built once for a constant
+     * name); a call with an advisory key text goes through a request, the one way a key text
+     * reaches the store. The fence name is resolved and checked last, so that the fence is entered
+     * next, with no other step of this class between (ADR 34).
+     *
+     * @param interrupt whether the calling thread is interrupted on loss
+     * @throws IllegalArgumentException when the fence name cannot be resolved from the arguments
      */
-    private FencedCall enter(
-        FencedCalls.Core c,
-        WriterFence fence,
-        String fenceName,
-        String keyText,
-        BusyRetryPolicy policy,
-        boolean interrupt) {
-      if (keyText == null) {
-        return c.enter(fence, fenceName, holderLabel, ttl, policy, priority, interrupt, takenBy);
+    private FencedCalls.Call call(WriterFence fence, Object[] args, boolean interrupt) {
+      if (constantCall != null) {
+        return constantCall;
       }
-      return c.enter(fence, build(fenceName, policy, keyText), takenBy);
+      BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
+      if (advisoryKey != null) {
+        String fenceName = name.resolve(args);
+        return FencedCalls.Call.of(build(fenceName, policy, keyText(args)), takenBy);
+      }
+      return new FencedCalls.Call(
+          name.resolve(args), holderLabel, ttl, policy, priority, interrupt, null, takenBy, null);
     }
 
     /**

@@ -1,0 +1,374 @@
+package dev.writerfence;
+
+import dev.writerfence.internal.weaving.FencedCalls;
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.StoreLease;
+import dev.writerfence.spi.Ticket;
+import dev.writerfence.spi.TransientLeaseStoreException;
+import dev.writerfence.spi.Turn;
+import io.github.resilience4j.retry.Retry;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The attempts of one acquire that did not win at its first plain attempt (or never made one): the
+ * wait for the local turn, then the store asked again, busy and transient outcomes retried by the
+ * policy's backoff (Resilience4j Retry) or by polling the store's queue ({@link QueuePolls}), and
+ * every other outcome sorted into busy, unavailable or interrupted. It counts what the answers
+ * tell: how many statements were sent, since when a lost answer may have granted the lease, and the
+ * queue's last answer.
+ *
+ * <p>Not thread-safe: one acquire's attempts run one at a time, on its thread.
+ */
+final class AcquireAttempts {
+  private static final Logger LOG = LoggerFactory.getLogger(FencedCallFlow.class);
+
+  /**
+   * A turn taken without waiting and ahead of any waiter (tryAcquire, or an interrupted thread).
+   */
+  private static final long BARGE = -1;
+
+  private final FencedCallFlow flow;
+  private final FencedCalls.Call call;
+  private final String fenceName;
+  private final String label;
+  private final Duration ttl;
+  private final BusyRetryPolicy policy; // null: the fence's default
+  private final UUID holderToken; // one token for every attempt: a repeat is idempotent
+  private final long queuedNanos; // when the call began: its budget counts from then
+
+  private int attempts; // statements sent, plain attempts and polls alike
+  // When the earliest attempt that may have granted the lease was sent: an attempt whose answer
+  // was lost may have granted it, and a repeat with the same holder token returns that grant
+  // unchanged, so the TTL is counted from the first attempt since the last busy answer.
+  private long grantableSince;
+  private boolean grantable;
+  private Turn last; // the queue's last answer, when it was polled
+  private int failures; // transient failures before the first poll
+  private boolean plainDone; // the flow made the first plain attempt already
+  private boolean waited; // the thread waited for its turn: then it polls the queue at once
+
+  AcquireAttempts(
+      FencedCallFlow flow,
+      FencedCalls.Call call,
+      String fenceName,
+      String label,
+      Duration ttl,
+      BusyRetryPolicy policy,
+      UUID holderToken,
+      long queuedNanos) {
+    this.flow = flow;
+    this.policy = policy;
+    this.call = call;
+    this.fenceName = fenceName;
+    this.label = label;
+    this.ttl = ttl;
+    this.holderToken = holderToken;
+    this.queuedNanos = queuedNanos;
+  }
+
+  /** The flow's first plain attempt answered busy, or failed transiently. */
+  void answeredOnce(long sentNanos, boolean failedTransiently) {
+    attempts = 1;
+    grantable = true;
+    grantableSince = sentNanos;
+    plainDone = true;
+    if (failedTransiently) {
+      failures = 1; // the queue's retry counts it against the attempts
+    } else {
+      busyAnswer();
+    }
+  }
+
+  /**
+   * @return statements sent so far
+   */
+  int count() {
+    return attempts;
+  }
+
+  /**
+   * The turn: {@code free} when the flow took it at once, else waited for as long as the policy's
+   * scheduled waits.
+   *
+   * @return the turn, or {@code null} when other threads of this fence kept it that long and {@code
+   *     busyThrows} is false
+   * @throws WriterFenceBusyException when other threads of this fence kept it that long and {@code
+   *     busyThrows} is true
+   */
+  LocalTurns.Turn takeTurn(LocalTurns.Turn free, boolean busyThrows) {
+    if (free != null) {
+      return free;
+    }
+    waited = true;
+    LocalTurns.Turn turn = waitForTurn(flow.policyOrDefault(policy));
+    if (turn == null && busyThrows) {
+      throw busy(0, Turn.BUSY_UNQUEUED);
+    }
+    return turn;
+  }
+
+  private LocalTurns.Turn waitForTurn(BusyRetryPolicy policy) {
+    long waitNanos = saturatedNanos(policy.budget());
+    try {
+      if (Thread.currentThread().isInterrupted() || waitNanos == 0) {
+        // As before turns: a free turn still gets its attempt; only a wait would be interrupted.
+        LocalTurns.Turn free = flow.turns().take(fenceName, BARGE);
+        if (free != null || waitNanos == 0) {
+          return free;
+        }
+        throw new InterruptedException("interrupted before waiting for the turn");
+      }
+      return flow.turns().take(fenceName, waitNanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new WriterFenceInterruptedException(
+          fenceName,
+          "writer-fence: fence '"
+              + fenceName
+              + "': interrupted while waiting for another writer of this process to release it;"
+              + " the guarded code did not run and no lease is held",
+          e);
+    }
+  }
+
+  /**
+   * Asks the store while holding the turn, busy retried by the policy's backoff or by waiting in
+   * the store's queue; a lease it grants takes the turn with it, otherwise the turn is given back.
+   *
+   * @return the grant; empty when still busy after the last attempt and {@code busyThrows} is false
+   */
+  Optional<HeldLease.Grant> acquire(LocalTurns.Turn turn, boolean busyThrows) {
+    Optional<StoreLease> lease;
+    try {
+      flow.refuseWhenClosed(fenceName); // closed while this thread waited its turn
+      lease = fromStore(turn);
+    } catch (Throwable t) {
+      turn.giveBack(); // drops the ticket too unless another thread polls on with it
+      throw t;
+    }
+    if (lease.isEmpty()) {
+      turn.giveBack();
+      if (busyThrows) {
+        throw busy(attempts, last != null ? last : Turn.BUSY_UNQUEUED);
+      }
+      return Optional.empty();
+    }
+    if (flow.store().keepsQueue()) {
+      // More threads of this fence wait for the name: queue for them now (see the flow).
+      turn.queueAgainIfOthersWait(label, flow.priority(call), ttl);
+    }
+    return Optional.of(HeldLease.Grant.of(lease.get(), holderToken, grantableSince));
+  }
+
+  /** The attempts themselves, their failures sorted. */
+  private Optional<StoreLease> fromStore(LocalTurns.Turn turn) {
+    try {
+      Retry retry = flow.retryOrNull(policy, waited, System.nanoTime() - queuedNanos);
+      if (retry != null) {
+        return retry.executeCallable(this::plain);
+      }
+      return queued(turn);
+    } catch (Exception e) {
+      throw sorted(e, flow, call, fenceName, attempts);
+    }
+  }
+
+  /**
+   * What a failed attempt, or a wait between attempts, ends the acquire with: an argument the store
+   * refused and an unavailable store as they are (thrown by an attempt itself, never by a wait: not
+   * retried, so not an interrupted wait), an interrupted wait as interrupted, anything else as
+   * unavailable. The listener hears of an unavailable store.
+   */
+  static RuntimeException sorted(
+      Exception e, FencedCallFlow flow, FencedCalls.Call call, String fenceName, int attempts) {
+    if (!(e instanceof IllegalArgumentException || e instanceof WriterFenceUnavailableException)
+        && (e instanceof InterruptedException || Thread.currentThread().isInterrupted())) {
+      // Resilience4j answers an interrupt during its wait by setting the flag again and throwing
+      // what it has: a CancellationException, the last transient error, or nothing usable.
+      Thread.currentThread().interrupt();
+      return new WriterFenceInterruptedException(
+          fenceName,
+          "writer-fence: fence '"
+              + fenceName
+              + "': interrupted while waiting to try the acquire again, after "
+              + attempts
+              + (attempts == 1 ? " attempt" : " attempts")
+              + "; the guarded code did not run and no lease is held",
+          e);
+    }
+    return failed(e, flow, call, fenceName, attempts);
+  }
+
+  /**
+   * Every attempt after the first polls the queue under the process's one ticket for the name, so
+   * the threads of this fence wait as one waiter (ADR 37); a thread that waited for its turn polls
+   * at once, so this process holds its place from the moment the previous holder gave the turn
+   * back.
+   */
+  private Optional<StoreLease> queued(LocalTurns.Turn turn) throws Exception {
+    if (!plainDone && !waited && !turn.hasTicket()) {
+      plainDone = true;
+      try {
+        Optional<StoreLease> lease = plain();
+        if (lease.isPresent()) {
+          return lease;
+        }
+      } catch (TransientLeaseStoreException e) {
+        failures = 1; // the queue's retry counts it against the attempts
+      }
+    }
+    BusyRetryPolicy p = flow.policyOrDefault(policy);
+    long deadline = queuedNanos + saturatedNanos(p.budget());
+    Ticket ticket = turn.ticket(label, flow.priority(call), ttl);
+    QueuePolls polls = flow.polls();
+    long[] seen = {polls.seen()};
+    return polls
+        .retry(p, deadline, failures)
+        .executeCallable(
+            () -> {
+              if (last != null) {
+                polls.beforePoll(last.place(), seen[0]);
+              }
+              seen[0] = polls.seen(); // before the poll: a release after its answer counts
+              return poll(turn, ticket);
+            })
+        .lease();
+  }
+
+  /** One plain acquire statement. */
+  private Optional<StoreLease> plain() {
+    sending();
+    String key = call.advisoryKey();
+    Optional<StoreLease> answer =
+        key == null
+            ? flow.store().acquire(fenceName, holderToken, label, ttl)
+            : flow.store().acquire(fenceName, key, holderToken, label, ttl);
+    if (answer.isEmpty()) {
+      busyAnswer();
+    }
+    return answer;
+  }
+
+  /** One poll of the queue with the process's ticket. */
+  private Turn poll(LocalTurns.Turn turn, Ticket ticket) {
+    sending();
+    String key = call.advisoryKey();
+    Turn answer =
+        key == null
+            ? flow.store().acquireInTurn(ticket, holderToken, ttl)
+            : flow.store().acquireInTurn(ticket, key, holderToken, ttl);
+    turn.polled(answer);
+    last = answer;
+    if (!answer.acquired()) {
+      busyAnswer();
+    }
+    return answer;
+  }
+
+  /** The bookkeeping of every statement sent, a plain attempt or a poll of the queue. */
+  private void sending() {
+    ++attempts;
+    if (!grantable) {
+      grantable = true;
+      grantableSince = System.nanoTime();
+    }
+  }
+
+  private void busyAnswer() {
+    grantable = false;
+    FenceListener listener = flow.listener();
+    if (listener != null) {
+      int n = attempts;
+      FenceRequest asked = request(call);
+      ListenerCalls.notify(() -> listener.busyAttempt(asked, n));
+    }
+  }
+
+  /** Busy after the last attempt: the exception naming the holder and the caller's place. */
+  private WriterFenceBusyException busy(int attemptsMade, Turn lastAnswer) {
+    Optional<LeaseStatus> holder = busyHolder();
+    FenceListener listener = flow.listener();
+    if (listener != null) {
+      FenceRequest asked = request(call);
+      ListenerCalls.notify(() -> listener.busy(asked, attemptsMade, holder));
+    }
+    return new WriterFenceBusyException(
+        fenceName,
+        attemptsMade,
+        holder.map(LeaseStatus::holderLabel).orElse(null),
+        holder.map(LeaseStatus::expiresAt).orElse(null),
+        Duration.ofNanos(System.nanoTime() - queuedNanos),
+        flow.policyOrDefault(policy).budget(),
+        lastAnswer.place(),
+        lastAnswer.waiters());
+  }
+
+  /** Who holds a busy fence, for the exception's message; best effort. */
+  private Optional<LeaseStatus> busyHolder() {
+    try {
+      return flow.store().status(fenceName).filter(LeaseStatus::isHeld);
+    } catch (RuntimeException e) {
+      LOG.debug("writer-fence: could not read the holder of busy fence '{}'", fenceName, e);
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * An attempt failed: an argument the store refused and an unavailable store are thrown as they
+   * are, anything else as unavailable; the listener hears of an unavailable store.
+   */
+  private static RuntimeException failed(
+      Exception e, FencedCallFlow flow, FencedCalls.Call call, String fenceName, int attempts) {
+    FenceListener listener = flow.listener();
+    if (e instanceof IllegalArgumentException iae) {
+      return iae;
+    }
+    if (e instanceof WriterFenceUnavailableException u) {
+      if (listener != null) {
+        FenceRequest asked = request(call);
+        ListenerCalls.notify(() -> listener.unavailable(asked, u));
+      }
+      return u;
+    }
+    String message =
+        e instanceof TransientLeaseStoreException t
+            ? "writer-fence: fence '"
+                + fenceName
+                + "': the database kept failing transiently (SQLState "
+                + t.sqlState()
+                + ") through "
+                + attempts
+                + " attempts; the guarded code did not run"
+            : "writer-fence: fence '" + fenceName + "': acquire failed: " + e;
+    WriterFenceUnavailableException u = new WriterFenceUnavailableException(fenceName, message, e);
+    if (listener != null) {
+      FenceRequest asked = request(call);
+      ListenerCalls.notify(() -> listener.unavailable(asked, u));
+    }
+    return u;
+  }
+
+  /** The request a listener is given: the caller's, or one made of the values it asked with. */
+  private static FenceRequest request(FencedCalls.Call call) {
+    if (call.request() != null) {
+      return call.request();
+    }
+    return FenceRequest.builder(call.fenceName())
+        .holderLabel(call.holderLabel())
+        .ttl(call.ttl())
+        .retryPolicy(call.retryPolicy())
+        .build();
+  }
+
+  private static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException tooLong) { // over 292 years: as good as forever
+      return Long.MAX_VALUE;
+    }
+  }
+}

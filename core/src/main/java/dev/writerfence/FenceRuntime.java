@@ -1,0 +1,98 @@
+package dev.writerfence;
+
+import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.ReleaseSignal;
+import dev.writerfence.spi.TransientLeaseStoreException;
+import dev.writerfence.store.lease.PgLeaseStore;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What the lifecycle of one {@link WriterFence}'s holds runs with, built once by the fence and
+ * handed down to its {@link FencedCallFlow}: no lifecycle class reads the fence's fields.
+ *
+ * @param store the backend, and the holds' exclusion domain
+ * @param keeper the renewal threads and the leases kept now
+ * @param keeping what each {@link RenewingLease} is kept with (the keeper's threads, the release
+ *     retry, the listener)
+ * @param listener told of acquires, busy answers, releases and losses; {@code null} for none, so
+ *     that no listener call is made at all
+ * @param defaultTtl the TTL of requests that set none
+ * @param defaultHolderLabel the holder label of requests that set none; {@code null} for none
+ * @param defaultRetryPolicy the busy retry policy of requests that set none
+ * @param defaultPriority the queue priority of requests that set none: -100 to 100
+ * @param queueLapse how long a waiter's ticket lasts without a poll
+ * @param queuePollInterval how often the head of a queue polls
+ * @param releaseSignal tells the front of a queue of a release; {@code null}: poll on schedule
+ * @param closed set once the fence is closed: no acquire from then on
+ */
+record FenceRuntime(
+    LeaseStore store,
+    LeaseKeeper keeper,
+    RenewingLease.Context keeping,
+    FenceListener listener,
+    Duration defaultTtl,
+    String defaultHolderLabel,
+    BusyRetryPolicy defaultRetryPolicy,
+    int defaultPriority,
+    Duration queueLapse,
+    Duration queuePollInterval,
+    ReleaseSignal releaseSignal,
+    AtomicBoolean closed) {
+  /**
+   * Builds the runtime of a fence from its builder's settings: the store (a {@link PgLeaseStore}
+   * over the data source unless one was given), the renewal threads, the release retry.
+   *
+   * @throws IllegalStateException when renewal is on and the store cannot renew
+   */
+  static FenceRuntime of(FenceSettings b) {
+    LeaseStore store =
+        b.store != null ? b.store : new PgLeaseStore(b.dataSource, b.schema, b.queryTimeout);
+    if (b.renews && !store.renewsLeases()) {
+      throw new IllegalStateException(
+          "writer-fence: the store "
+              + store
+              + " cannot renew a lease (its contract has no renew), so a fence on it must be"
+              + " built withoutRenewal() (renew-interval=off): each lease then lasts the TTL of"
+              + " its acquire and turns lost when that runs out; give requests a TTL that outlasts"
+              + " the work they guard");
+    }
+    LeaseKeeper keeper = new LeaseKeeper(b.renewInterval, b.renews);
+    if (b.releaseOnJvmShutdown) {
+      ShutdownHook.addHookOnce();
+    }
+    // A transient error rolled the release back, so repeating it is safe; giving up would leave
+    // the lease held until its TTL.
+    Retry releaseRetry =
+        Retry.of(
+            "writer-fence-release",
+            RetryConfig.<Boolean>custom()
+                .maxAttempts(b.retryPolicy.maxAttempts())
+                .intervalFunction(b.retryPolicy.intervalFunction())
+                .retryOnException(e -> e instanceof TransientLeaseStoreException)
+                .build());
+    AtomicBoolean closed = new AtomicBoolean();
+    return new FenceRuntime(
+        store,
+        keeper,
+        // A release waits for a renew statement under way, which the query timeout bounds.
+        keeper.context(
+            releaseRetry,
+            b.queryTimeout.plusSeconds(1).toNanos(),
+            b.listener,
+            b.releaseOnJvmShutdown,
+            closed),
+        b.listener,
+        b.defaultTtl,
+        b.defaultHolderLabel,
+        b.retryPolicy,
+        b.defaultPriority,
+        b.queueLapse,
+        b.queuePollInterval,
+        b.queueListen && store.keepsQueue() ? store.openReleaseSignal().orElse(null) : null,
+        closed);
+  }
+}
