@@ -1,6 +1,7 @@
 package dev.writerfence.cli;
 
 import dev.writerfence.schema.ContractFunctions;
+import dev.writerfence.schema.ContractRelations;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.schema.LeaseRpcCompatibility;
 import java.io.PrintWriter;
@@ -55,13 +56,11 @@ final class SchemaVerify implements Callable<Integer> {
       "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER";
 
   /**
-   * The contract's tables (lease rows, queued tickets, clusters that issued tokens): closed to all
-   * but their owner.
+   * The contract's tables (lease rows, queued tickets, clusters that issued tokens), closed to all
+   * but their owner; its views for operators, readable by the application role; its sequences. Read
+   * from the shipped migration, as the functions are.
    */
-  private static final List<String> TABLES = List.of("lease", "waiter", "issuing_cluster");
-
-  /** The contract's views for operators, readable by the application role. */
-  private static final List<String> VIEWS = List.of("lease_status", "queue_status");
+  private static final ContractRelations RELATIONS = ContractRelations.shipped();
 
   @Spec CommandLine.Model.CommandSpec spec;
 
@@ -109,13 +108,13 @@ final class SchemaVerify implements Callable<Integer> {
       if (version >= 3) {
         checkTokenEpoch(c, s);
       }
-      for (String table : TABLES) {
+      for (String table : RELATIONS.tables()) {
         checkNoPublicPrivilege(c, s + "." + table, "table");
       }
-      for (String view : VIEWS) {
+      for (String view : RELATIONS.views()) {
         checkNoPublicPrivilege(c, s + "." + view, "view");
       }
-      for (String table : TABLES) {
+      for (String table : RELATIONS.tables()) {
         check(
             exists(
                 c,
@@ -341,7 +340,7 @@ final class SchemaVerify implements Callable<Integer> {
                 + "' lacks "
                 + (usage ? "" : "USAGE on schema '" + s + "'" + (noExecute.isEmpty() ? "" : ", "))
                 + (noExecute.isEmpty() ? "" : "EXECUTE on " + String.join(", ", noExecute)));
-    for (String view : VIEWS) {
+    for (String view : RELATIONS.views()) {
       check(
           exists(
               c,
@@ -350,9 +349,16 @@ final class SchemaVerify implements Callable<Integer> {
               s + "." + view),
           "role '" + role + "' can read the view " + s + "." + view);
     }
-    for (String table : TABLES) {
+    for (String table : RELATIONS.tables()) {
       checkNoTablePrivilege(c, role, s + "." + table);
     }
+    for (String sequence : RELATIONS.sequences()) {
+      checkNoSequencePrivilege(c, role, s + "." + sequence);
+    }
+  }
+
+  private void checkNoSequencePrivilege(Connection c, String role, String sequence)
+      throws SQLException {
     List<String> sequencePrivileges = new ArrayList<>();
     for (String privilege : List.of("USAGE", "SELECT", "UPDATE")) {
       if (exists(
@@ -361,7 +367,7 @@ final class SchemaVerify implements Callable<Integer> {
               + " AND has_sequence_privilege(?, oid, '"
               + privilege
               + "')",
-          s + ".advisory_fencing_token",
+          sequence,
           role)) {
         sequencePrivileges.add(privilege);
       }
@@ -369,18 +375,13 @@ final class SchemaVerify implements Callable<Integer> {
     check(
         sequencePrivileges.isEmpty(),
         sequencePrivileges.isEmpty()
-            ? "role '"
-                + role
-                + "' has no privilege on the sequence "
-                + s
-                + ".advisory_fencing_token"
+            ? "role '" + role + "' has no privilege on the sequence " + sequence
             : "role '"
                 + role
                 + "' has "
                 + String.join(", ", sequencePrivileges)
                 + " on the sequence "
-                + s
-                + ".advisory_fencing_token");
+                + sequence);
   }
 
   private void checkNoTablePrivilege(Connection c, String role, String table) throws SQLException {

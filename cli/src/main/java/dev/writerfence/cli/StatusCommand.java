@@ -4,16 +4,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.writerfence.LeaseStatus;
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.lease.Clocked;
+import dev.writerfence.store.lease.PgLeaseStore;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -35,7 +35,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code writer-fence status}: the {@code lease_status} view as a table, and under it each fence's
  * queue of waiters (the {@code queue_status} view of contract version 2): live tickets in turn
- * order, then lapsed tickets not yet cleared, marked {@code lapsed}.
+ * order, then lapsed tickets not yet cleared, marked {@code lapsed}. Both are read through the
+ * lease store ({@link PgLeaseStore#statusAllClocked()}, {@link PgLeaseStore#queueAllClocked()}),
+ * each with the database clock its ages are measured against.
  */
 @Command(
     name = "status",
@@ -51,6 +53,9 @@ public final class StatusCommand implements Callable<Integer> {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
+  /** How long one statement may take. */
+  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
+
   @Spec CommandLine.Model.CommandSpec spec;
 
   @Mixin DatabaseOptions.RequiredUrl db;
@@ -61,18 +66,24 @@ public final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     db.validate();
+    PgLeaseStore store = new PgLeaseStore(db.dataSource(), db.schema(), QUERY_TIMEOUT);
     Snapshot snapshot;
     Optional<List<Waiter>> queue;
-    try (Connection c = db.dataSource().getConnection()) {
-      snapshot = read(c, db.schema());
-      queue = readQueue(c, db.schema());
-    } catch (SQLException e) {
-      if (isUndefined(e)) {
+    try {
+      snapshot = snapshot(store.statusAllClocked());
+      queue = store.queueAllClocked().map(StatusCommand::waiters);
+    } catch (RuntimeException e) {
+      // The store sorts the database's error for a fence; an operator reads the database's own.
+      SQLException cause = sqlCause(e);
+      if (cause == null) {
+        throw e;
+      }
+      if (isUndefined(cause)) {
         throw new IllegalStateException(notInstalled(db));
       }
       throw new IllegalStateException(
           "could not read " + db.schema() + ".lease_status and " + db.schema() + ".queue_status",
-          e);
+          cause);
     }
     Map<String, List<Waiter>> queues = byFence(queue.orElse(List.of()));
     Map<String, Row> rows = new TreeMap<>();
@@ -263,50 +274,30 @@ public final class StatusCommand implements Callable<Integer> {
       String state) {}
 
   /**
-   * Reads the queue view, every fence's tickets: by fence name, live ones in turn order, then
-   * lapsed ones by arrival.
+   * The queue view's rows with their ages on the database clock of the statement that read them.
    *
-   * @param c a connection of a role that may read the view
-   * @param schema the checked schema name
-   * @return the tickets; empty when the schema has no queue view (contract version 1)
-   * @throws SQLException when the view cannot be read for another reason
+   * @param read every fence's tickets: by fence name, live ones in turn order, then lapsed ones by
+   *     arrival
+   * @return the tickets
    */
-  static Optional<List<Waiter>> readQueue(Connection c, String schema) throws SQLException {
-    // schema is a checked identifier ([a-z_][a-z0-9_]*), safe to put into the statement
-    String sql =
-        "SELECT q.fence_name, q.holder_label, q.priority, q.waiting_since, q.lapses_at, q.place,"
-            + " q.reserved, q.state,"
-            + " round(extract(epoch FROM t.now - q.waiting_since), 3) AS waited_seconds,"
-            + " round(extract(epoch FROM q.lapses_at - t.now), 3) AS lapses_in_seconds"
-            + " FROM (SELECT clock_timestamp() AS now) t JOIN "
-            + schema
-            + ".queue_status q ON true ORDER BY q.fence_name, q.place NULLS LAST, q.waiting_since";
+  private static List<Waiter> waiters(Clocked<List<QueuedWaiter>> read) {
+    Instant now = read.databaseTime();
     List<Waiter> rows = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setQueryTimeout(10);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          rows.add(
-              new Waiter(
-                  rs.getString("fence_name"),
-                  rs.getString("holder_label"),
-                  rs.getInt("priority"),
-                  rs.getObject("waiting_since", OffsetDateTime.class).toInstant(),
-                  rs.getBigDecimal("waited_seconds"),
-                  rs.getObject("lapses_at", OffsetDateTime.class).toInstant(),
-                  rs.getBigDecimal("lapses_in_seconds"),
-                  rs.getObject("place", Integer.class),
-                  rs.getBoolean("reserved"),
-                  rs.getString("state")));
-        }
-      }
-    } catch (SQLException e) {
-      if ("42P01".equals(e.getSQLState())) {
-        return Optional.empty(); // lease_status was read: the schema is there, at version 1
-      }
-      throw e;
+    for (QueuedWaiter w : read.value()) {
+      rows.add(
+          new Waiter(
+              w.fenceName(),
+              w.holderLabel(),
+              w.priority(),
+              w.waitingSince(),
+              seconds(w.waitingSince(), now),
+              w.lapsesAt(),
+              seconds(now, w.lapsesAt()),
+              w.isWaiting() ? w.place() : null,
+              w.reserved(),
+              w.isWaiting() ? "waiting" : "lapsed"));
     }
-    return Optional.of(List.copyOf(rows));
+    return List.copyOf(rows);
   }
 
   /**
@@ -326,47 +317,40 @@ public final class StatusCommand implements Callable<Integer> {
   record Snapshot(Instant databaseTime, List<Row> rows) {}
 
   /**
-   * Reads the status view, with each lease's age and the time it was read on the database clock.
+   * The status view's rows with each lease's age on the database clock of the statement that read
+   * them.
    *
-   * @param c a connection of a role that may read the view
-   * @param schema the checked schema name
-   * @return the rows by fence name
-   * @throws SQLException when the view cannot be read (42P01 or 3F000 when it does not exist)
+   * @param read the rows by fence name
+   * @return them with their ages
    */
-  static Snapshot read(Connection c, String schema) throws SQLException {
-    // schema is a checked identifier ([a-z_][a-z0-9_]*), safe to put into the statement
-    String sql =
-        "SELECT s.fence_name, s.holder_label, s.fencing_token, s.acquired_at, s.expires_at,"
-            + " s.seconds_left, s.state,"
-            + " round(extract(epoch FROM t.now - s.acquired_at), 3) AS age_seconds, t.now"
-            + " FROM (SELECT clock_timestamp() AS now) t LEFT JOIN "
-            + schema
-            + ".lease_status s ON true ORDER BY s.fence_name";
+  private static Snapshot snapshot(Clocked<List<LeaseStatus>> read) {
+    Instant now = read.databaseTime();
     List<Row> rows = new ArrayList<>();
-    Instant now = null;
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setQueryTimeout(10);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          now = rs.getObject("now", OffsetDateTime.class).toInstant();
-          if (rs.getString("fence_name") == null) {
-            continue; // the view is empty
-          }
-          rows.add(
-              new Row(
-                  new LeaseStatus(
-                      rs.getString("fence_name"),
-                      rs.getString("holder_label"),
-                      rs.getLong("fencing_token"),
-                      rs.getObject("acquired_at", OffsetDateTime.class).toInstant(),
-                      rs.getObject("expires_at", OffsetDateTime.class).toInstant(),
-                      rs.getBigDecimal("seconds_left"),
-                      rs.getString("state")),
-                  rs.getBigDecimal("age_seconds")));
-        }
-      }
+    for (LeaseStatus s : read.value()) {
+      rows.add(new Row(s, seconds(s.acquiredAt(), now)));
     }
     return new Snapshot(now, List.copyOf(rows));
+  }
+
+  /**
+   * @return {@code to - from} in seconds, rounded half away from zero to milliseconds, as the
+   *     database's {@code round(extract(epoch FROM to - from), 3)} gives it
+   */
+  static BigDecimal seconds(Instant from, Instant to) {
+    Duration d = Duration.between(from, to);
+    return BigDecimal.valueOf(d.getSeconds())
+        .add(BigDecimal.valueOf(d.getNano(), 9))
+        .setScale(3, RoundingMode.HALF_UP);
+  }
+
+  /** The database's own error under a store's exception, or {@code null} when there is none. */
+  private static SQLException sqlCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException sql) {
+        return sql;
+      }
+    }
+    return null;
   }
 
   /**

@@ -17,7 +17,7 @@ import java.util.function.Function;
  * @param <T> what a value parses to, such as {@link java.time.Duration} for {@code ttl}
  */
 public final class Setting<T> {
-  /** The kind of a value, as configuration metadata and the README name it. */
+  /** The kind of a value, as configuration metadata and the configuration page name it. */
   public enum Kind {
     /** Free text (a name, a label, a path, a URL). */
     TEXT,
@@ -134,14 +134,15 @@ public final class Setting<T> {
   }
 
   /**
-   * @return the default as the README shows it: the value, or what it is computed from, or "none"
+   * @return the default as the configuration page shows it: the value, or what it is computed from,
+   *     or "none"
    */
   public String defaultText() {
     return defaultText != null ? defaultText : "none";
   }
 
   /**
-   * @return the rule a value must meet, in words (shown in errors and the README)
+   * @return the rule a value must meet, in words (shown in errors and on the configuration page)
    */
   public String allowed() {
     return allowed;

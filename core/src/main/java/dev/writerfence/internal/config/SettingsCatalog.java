@@ -27,8 +27,8 @@ import java.util.stream.Collectors;
  * Every {@code writer-fence.*} setting of every mode, defined once: key, kind, default, allowed
  * values, which modes read it, and what it means. The process fence ({@link ProcessFence}, through
  * {@link WriterFenceSettings}), the agent's fence and audit, and the Spring Boot starter read their
- * settings from here or are checked against it by tests, and so are the README's Configuration
- * table and the starter's configuration metadata.
+ * settings from here or are checked against it by tests, and so are docs/configuration.md's table
+ * and the starter's configuration metadata.
  *
  * <p>One rule holds across modes: a key of this catalog is never an error in any mode, also in a
  * mode that does not read it (one JVM may run the agent, the AspectJ aspect and Spring, all seeing
@@ -62,7 +62,7 @@ public final class SettingsCatalog {
     }
 
     /**
-     * @return the mode's name as the README shows it
+     * @return the mode's name as the configuration page shows it
      */
     public String label() {
       return label;
@@ -369,8 +369,8 @@ public final class SettingsCatalog {
           .example("lease")
           .javaApi("builder(store)")
           .meaning(
-              "the lease row, a session advisory lock on a pinned connection (Advisory-lock"
-                  + " backend below; its store runs its self-check when the fence is built), or an"
+              "the lease row, a session advisory lock on a pinned connection (docs/backends.md;"
+                  + " its store runs its self-check when the fence is built), or an"
                   + " existing deployment's lease-RPC pair (lease-rpc.*; outside Spring only; no"
                   + " renewal, no fencing tokens)")
           .build();
@@ -687,7 +687,7 @@ public final class SettingsCatalog {
   private SettingsCatalog() {}
 
   /**
-   * @return every setting, in the README's order
+   * @return every setting, in the configuration page's order
    */
   public static List<Setting<?>> all() {
     return ALL;
@@ -695,7 +695,7 @@ public final class SettingsCatalog {
 
   /**
    * @param mode a mode
-   * @return the settings that mode reads, in the README's order
+   * @return the settings that mode reads, in the configuration page's order
    */
   public static List<Setting<?>> readBy(Mode mode) {
     return ALL.stream().filter(s -> s.isReadBy(mode)).toList();

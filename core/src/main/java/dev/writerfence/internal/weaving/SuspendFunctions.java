@@ -4,7 +4,6 @@ import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.internal.weaving.FencedMethods.SkipOnBusy;
 import dev.writerfence.internal.weaving.LazyResults.Enter;
-import dev.writerfence.internal.weaving.LazyResults.Hold;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -31,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * with a context, and the lease is on the calling thread only.
  *
  * <p>Kotlin's classes are reached by reflection from the class loader of the method's {@code
- * Continuation} parameter, as {@link LazyResults} reaches Reactor: core links none of them.
+ * Continuation} parameter, as {@code ReactorResults} reaches Reactor: core links none of them.
  */
 final class SuspendFunctions {
   static final String CONTINUATION = "kotlin.coroutines.Continuation";
@@ -73,8 +72,8 @@ final class SuspendFunctions {
       throw new NullPointerException(
           "writer-fence: " + where + " was called without a continuation");
     }
-    Hold hold = Hold.enter(enter, skip, CarriedHolds.none());
-    if (hold == Hold.SKIPPED) {
+    LazyHold hold = LazyHold.enter(enter, skip, CarriedHolds.none());
+    if (hold == LazyHold.SKIPPED) {
       return null;
     }
     Resumption resumption;
@@ -113,9 +112,9 @@ final class SuspendFunctions {
     try {
       Runnable release = () -> resumption.release(null);
       Object terminated =
-          LazyResults.Bridge.call(
+          LazyResultSupport.call(
               mono.getClass().getMethod("doOnTerminate", Runnable.class), mono, release);
-      return LazyResults.Bridge.call(
+      return LazyResultSupport.call(
           terminated.getClass().getMethod("doOnCancel", Runnable.class), terminated, release);
     } catch (NoSuchMethodException | RuntimeException e) {
       resumption.release(e);
@@ -180,17 +179,17 @@ final class SuspendFunctions {
 
   /** The continuation given to the function in place of the caller's. */
   private static final class Resumption implements InvocationHandler {
-    private final Hold hold;
+    private final LazyHold hold;
     private final Kotlin kotlin;
     private final Object caller;
     private final Object context;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    Resumption(Hold hold, Kotlin kotlin, Object caller) {
+    Resumption(LazyHold hold, Kotlin kotlin, Object caller) {
       this.hold = hold;
       this.kotlin = kotlin;
       this.caller = caller;
-      Object callerContext = LazyResults.Bridge.call(kotlin.getContext, caller);
+      Object callerContext = LazyResultSupport.call(kotlin.getContext, caller);
       this.context = kotlin.withHold(callerContext, hold.entry());
     }
 
@@ -205,7 +204,7 @@ final class SuspendFunctions {
         case "getContext" -> context;
         case "resumeWith" -> {
           release(kotlin.failure(args[0]));
-          LazyResults.Bridge.call(kotlin.resumeWith, caller, args[0]);
+          LazyResultSupport.call(kotlin.resumeWith, caller, args[0]);
           yield null;
         }
         case "equals" -> proxy == args[0];
@@ -308,9 +307,9 @@ final class SuspendFunctions {
         return callerContext; // joined: the outer hold is carried however it is carried
       }
       Object element =
-          LazyResults.Bridge.call(
+          LazyResultSupport.call(
               asContextElement, null, new HoldOnThread(entry), HoldOnThread.HELD);
-      return LazyResults.Bridge.call(plus, callerContext, element);
+      return LazyResultSupport.call(plus, callerContext, element);
     }
 
     /** The exception of a failed {@code kotlin.Result}, or {@code null} for a value. */

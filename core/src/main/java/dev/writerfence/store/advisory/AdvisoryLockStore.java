@@ -1,7 +1,6 @@
 package dev.writerfence.store.advisory;
 
 import dev.writerfence.LeaseStatus;
-import dev.writerfence.WriterFenceInterruptedException;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.schema.FenceSchema;
@@ -9,16 +8,16 @@ import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
+import dev.writerfence.store.advisory.AdvisoryPin.Grant;
 import dev.writerfence.store.jdbc.SqlErrors;
+import dev.writerfence.store.jdbc.Statements;
 import dev.writerfence.store.lease.PgLeaseStore;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -29,11 +28,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The advisory-lock backend (ADR 7): a fence is a PostgreSQL session advisory lock on the 64-bit
@@ -53,8 +48,8 @@ import org.slf4j.LoggerFactory;
  *       AdvisoryUnlockException} and logged as an error, never ignored.
  *   <li><b>No TTL on the server</b>: the lock is held until release or until the pinned connection
  *       ends, however long that is; PostgreSQL frees it when the session ends (crash, {@code kill
- *       -9}, a dropped connection). The {@code ttl} passed to {@link #acquire} and {@link #renew}
- *       is not sent to the server: it only sets the lease's {@link
+ *       -9}, a dropped connection). The {@code ttl} passed to {@link #acquire} and to a lease's
+ *       {@code renew} is not sent to the server: it only sets the lease's {@link
  *       dev.writerfence.FenceLease#expiresAt() expiresAt} (database time of the acquire or renewal
  *       + ttl), the time by which this process wants the hold confirmed again. No other holder ever
  *       takes over at that time.
@@ -92,8 +87,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe.
  */
 public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(AdvisoryLockStore.class);
-
   /** Connections used at most at once when none is configured: 4. */
   public static final int DEFAULT_POOL_SIZE = 4;
 
@@ -103,17 +96,6 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   /** Query timeout when none is configured: 10 s. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-  private static final String HELD_BY_ME =
-      "EXISTS (SELECT 1 FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory'"
-          + " AND l.pid = pg_catalog.pg_backend_pid() AND l.granted AND l.objsubid = 1"
-          + " AND l.classid::bigint = ? AND l.objid::bigint = ?)";
-  private static final String RENEW_SQL = "SELECT " + HELD_BY_ME + ", pg_catalog.clock_timestamp()";
-  private static final String UNLOCK_SQL = "SELECT pg_catalog.pg_advisory_unlock(?)";
-  private static final String UNLOCK_ALL_SQL = "SELECT pg_catalog.pg_advisory_unlock_all()";
-  private static final String TRY_LOCK_SQL =
-      "SELECT pg_catalog.pg_try_advisory_lock(?), pg_catalog.pg_backend_pid()";
-  private static final String SESSION_SQL = "SELECT pg_catalog.pg_backend_pid(), " + HELD_BY_ME;
-
   /** Granted advisory locks on 64-bit keys in this database: pid, key halves. */
   private static final String LOCKS_SQL =
       "SELECT l.pid, l.classid::bigint, l.objid::bigint FROM pg_catalog.pg_locks l"
@@ -121,80 +103,28 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
           + " AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d"
           + " WHERE d.datname = pg_catalog.current_database())";
 
-  private static final SecureRandom RANDOM = new SecureRandom();
-
   private final DataSource dataSource;
   private final String schema;
   private final int poolSize;
-  private final Semaphore pool;
-  private final long borrowTimeoutNanos;
-  private final int queryTimeoutSeconds;
+  private final AdvisoryPool pool;
+  private final Statements statements;
   private final String acquireSql;
   private final String keyScheme;
   private final boolean defaultScheme;
-  private final ConcurrentMap<UUID, Pin> pins = new ConcurrentHashMap<>();
-  private volatile boolean closed;
-
-  /** What an acquire granted, as this store tells it to operators and in its messages. */
-  private record Grant(
-      String fenceName,
-      UUID holderToken,
-      String holderLabel,
-      long fencingToken,
-      Instant acquiredAt,
-      Instant expiresAt) {}
-
-  /**
-   * One hold, and the handle its acquire returns: the connection whose session holds the lock, and
-   * the lease it stands for.
-   */
-  private final class Pin implements StoreLease {
-    final Connection connection;
-    final long key;
-    final int backendPid;
-    final Grant lease;
-    boolean ended; // guarded by this
-
-    Pin(Connection connection, long key, int backendPid, Grant lease) {
-      this.connection = connection;
-      this.key = key;
-      this.backendPid = backendPid;
-      this.lease = lease;
-    }
-
-    @Override
-    public long fencingToken() {
-      return lease.fencingToken();
-    }
-
-    @Override
-    public Instant acquiredAt() {
-      return lease.acquiredAt();
-    }
-
-    @Override
-    public Instant expiresAt() {
-      return lease.expiresAt();
-    }
-
-    @Override
-    public Optional<Instant> renew(Duration ttl) {
-      return AdvisoryLockStore.this.renew(this, ttl);
-    }
-
-    @Override
-    public boolean release() {
-      return AdvisoryLockStore.this.release(this);
-    }
-  }
+  private final ConcurrentMap<UUID, AdvisoryPin> pins = new ConcurrentHashMap<>();
 
   private AdvisoryLockStore(Builder b) {
     this.dataSource = b.dataSource;
     this.schema = b.schema;
     this.poolSize = b.poolSize;
-    this.pool = new Semaphore(b.poolSize, true);
-    this.borrowTimeoutNanos = b.borrowTimeout.toNanos();
-    this.queryTimeoutSeconds = PgLeaseStore.queryTimeoutSeconds(b.queryTimeout);
+    this.pool =
+        new AdvisoryPool(
+            b.dataSource,
+            b.schema,
+            b.poolSize,
+            b.borrowTimeout,
+            PgLeaseStore.queryTimeoutSeconds(b.queryTimeout));
+    this.statements = pool.statements();
     this.keyScheme = b.keyScheme;
     this.defaultScheme = AdvisoryKeys.DEFAULT_KEY_SCHEME.equals(b.keyScheme);
     // One round trip: the token is taken only when the lock was won (CASE evaluates THEN only
@@ -290,7 +220,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
       String fenceName, String advisoryKey, UUID holderToken, String holderLabel, Duration ttl) {
     FenceArguments.ttlSeconds(ttl);
     long key = keyOf(fenceName, advisoryKey);
-    Pin existing = pins.get(holderToken);
+    AdvisoryPin existing = pins.get(holderToken);
     if (existing != null) {
       if (existing.lease.fenceName().equals(fenceName) && existing.key == key) {
         return Optional.of(existing);
@@ -304,11 +234,10 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
               + fenceName
               + "'");
     }
-    Connection connection = borrow(fenceName);
+    Connection connection = pool.borrow(fenceName);
     boolean pinned = false;
     boolean mayHoldLock = false;
-    try (PreparedStatement ps = connection.prepareStatement(acquireSql)) {
-      ps.setQueryTimeout(queryTimeoutSeconds);
+    try (PreparedStatement ps = statements.prepare(connection, acquireSql)) {
       ps.setLong(1, key);
       mayHoldLock = true;
       try (ResultSet rs = ps.executeQuery()) {
@@ -318,9 +247,9 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
           return Optional.empty();
         }
         long token = rs.getLong(2);
-        Instant now = instant(rs, 3);
+        Instant now = AdvisoryPin.instant(rs, 3);
         Grant lease = new Grant(fenceName, holderToken, holderLabel, token, now, now.plus(ttl));
-        Pin pin = new Pin(connection, key, rs.getInt(4), lease);
+        AdvisoryPin pin = new AdvisoryPin(pool, pins, connection, key, rs.getInt(4), lease);
         pins.put(holderToken, pin);
         pinned = true;
         return Optional.of(pin);
@@ -330,7 +259,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
       throw SqlErrors.classify(fenceName, schema, e);
     } finally {
       if (!pinned) {
-        giveBack(connection, mayHoldLock);
+        pool.giveBack(connection, mayHoldLock);
       }
     }
   }
@@ -374,112 +303,6 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   }
 
   /**
-   * Checks that the pinned connection is alive and its session still holds the lock. Nothing is
-   * extended on the server (there is no TTL there).
-   *
-   * @param pin a hold of this store
-   * @param ttl whole seconds from 1 to 86400
-   * @return the database time now + {@code ttl} when the session still holds the lock; empty (lost)
-   *     when the hold ended (released, or found lost), the connection is dead (the server frees, or
-   *     has freed, the lock with the session), or the session no longer holds the lock
-   * @throws WriterFenceUnavailableException when the live connection did not answer in time
-   */
-  private Optional<Instant> renew(Pin pin, Duration ttl) {
-    FenceArguments.ttlSeconds(ttl);
-    Grant lease = pin.lease;
-    synchronized (pin) {
-      if (pin.ended) {
-        return Optional.empty();
-      }
-      try (PreparedStatement ps = pin.connection.prepareStatement(RENEW_SQL)) {
-        ps.setQueryTimeout(queryTimeoutSeconds);
-        setKey(ps, 1, pin.key);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (rs.getBoolean(1)) {
-            return Optional.of(instant(rs, 2).plus(ttl));
-          }
-        }
-        LOG.error(
-            "writer-fence: fence '{}' (fencing token {}): the pinned session (server process {})"
-                + " no longer holds advisory lock {}; the lease is lost",
-            lease.fenceName(),
-            lease.fencingToken(),
-            pin.backendPid,
-            pin.key);
-        unpin(pin, false);
-        return Optional.empty();
-      } catch (SQLException e) {
-        if (isDead(pin.connection, e)) {
-          LOG.warn(
-              "writer-fence: fence '{}' (fencing token {}): the pinned connection is dead (SQLState"
-                  + " {}); the server frees the advisory lock with its session; the lease is lost",
-              lease.fenceName(),
-              lease.fencingToken(),
-              e.getSQLState());
-          unpin(pin, true);
-          return Optional.empty();
-        }
-        throw SqlErrors.classify(lease.fenceName(), schema, e);
-      }
-    }
-  }
-
-  /**
-   * Unlocks with {@code pg_advisory_unlock} on the pinned connection and gives the connection back.
-   *
-   * @param pin a hold of this store
-   * @return {@code true} when unlocked; {@code false} when the hold ended already (released, or
-   *     found lost by {@link #renew})
-   * @throws AdvisoryUnlockException when {@code pg_advisory_unlock} answered {@code false}: the
-   *     session no longer held the lock, so others may have held the fence meanwhile; also logged
-   *     as an error
-   * @throws WriterFenceUnavailableException when the unlock failed; the connection is then closed,
-   *     and the server frees the lock with its session
-   */
-  private boolean release(Pin pin) {
-    Grant lease = pin.lease;
-    synchronized (pin) {
-      if (pin.ended) {
-        return false;
-      }
-      boolean unlocked;
-      try (PreparedStatement ps = pin.connection.prepareStatement(UNLOCK_SQL)) {
-        ps.setQueryTimeout(queryTimeoutSeconds);
-        ps.setLong(1, pin.key);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          unlocked = rs.getBoolean(1);
-        }
-      } catch (SQLException e) {
-        unpin(pin, true); // closing the session frees the lock, whatever state it is in
-        RuntimeException classified = SqlErrors.classify(lease.fenceName(), schema, e);
-        throw new WriterFenceUnavailableException(
-            lease.fenceName(),
-            "writer-fence: fence '"
-                + lease.fenceName()
-                + "': pg_advisory_unlock failed; the pinned connection was closed, so the server"
-                + " frees the lock with its session: "
-                + classified.getMessage(),
-            e);
-      }
-      unpin(pin, false);
-      if (!unlocked) {
-        AdvisoryUnlockException e =
-            new AdvisoryUnlockException(
-                lease.fenceName(),
-                lease.fencingToken(),
-                lease.holderLabel(),
-                pin.key,
-                pin.backendPid);
-        LOG.error("{}", e.getMessage());
-        throw e;
-      }
-      return true;
-    }
-  }
-
-  /**
    * What {@code pg_locks} shows of a fence, in one statement. It can show whether some session of
    * this database holds the fence's key, and which server process. It cannot show who holds it in
    * another process: the holder label, fencing token and acquisition time live in the holding
@@ -497,7 +320,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   @Override
   public Optional<LeaseStatus> status(String fenceName) {
     long key = keyOf(fenceName, null);
-    for (Pin pin : pins.values()) {
+    for (AdvisoryPin pin : pins.values()) {
       if (pin.lease.fenceName().equals(fenceName)) {
         key = pin.key; // held here, perhaps under an advisory key text of its call
         break;
@@ -508,7 +331,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
     if (holders.isEmpty()) {
       return Optional.empty();
     }
-    for (Pin pin : pins.values()) {
+    for (AdvisoryPin pin : pins.values()) {
       if (pin.key == key && holders.contains(pin.backendPid)) {
         return Optional.of(held(pin.lease));
       }
@@ -532,7 +355,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
     }
     Map<Long, List<Integer>> locks = locks("*");
     List<LeaseStatus> rows = new ArrayList<>();
-    for (Pin pin : pins.values()) {
+    for (AdvisoryPin pin : pins.values()) {
       if (locks.getOrDefault(pin.key, List.of()).contains(pin.backendPid)) {
         rows.add(held(pin.lease));
       }
@@ -543,18 +366,14 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
 
   /**
    * Ends every hold of this store by closing its pinned connections (the server frees their locks)
-   * and refuses further acquires. Their leases are lost: {@link #renew} answers empty and {@link
-   * #release} {@code false}. Does not close the DataSource.
+   * and refuses further acquires. Their leases are lost: their {@code renew} answers empty and
+   * their {@code release} {@code false}. Does not close the DataSource.
    */
   @Override
   public void close() {
-    closed = true;
-    for (Pin pin : pins.values()) {
-      synchronized (pin) {
-        if (!pin.ended) {
-          unpin(pin, true);
-        }
-      }
+    pool.close();
+    for (AdvisoryPin pin : pins.values()) {
+      pin.endByClosing();
     }
   }
 
@@ -579,275 +398,24 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   }
 
   private Map<Long, List<Integer>> locks(String fenceName) {
-    Connection connection = borrow(fenceName);
-    try (PreparedStatement ps = connection.prepareStatement(LOCKS_SQL)) {
-      ps.setQueryTimeout(queryTimeoutSeconds);
-      Map<Long, List<Integer>> locks = new HashMap<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          long key = (rs.getLong(2) << 32) | rs.getLong(3);
-          locks.computeIfAbsent(key, k -> new ArrayList<>()).add(rs.getInt(1));
-        }
-      }
-      return locks;
+    Connection connection = pool.borrow(fenceName);
+    try {
+      return statements.query(
+          connection,
+          LOCKS_SQL,
+          Statements.Parameters.NONE,
+          rs -> {
+            Map<Long, List<Integer>> locks = new HashMap<>();
+            while (rs.next()) {
+              long key = (rs.getLong(2) << 32) | rs.getLong(3);
+              locks.computeIfAbsent(key, k -> new ArrayList<>()).add(rs.getInt(1));
+            }
+            return locks;
+          });
     } catch (SQLException e) {
       throw SqlErrors.classify(fenceName, schema, e);
     } finally {
-      giveBack(connection, false);
-    }
-  }
-
-  /** Ends a hold: forgets it and gives its connection back (closed first when {@code discard}). */
-  private void unpin(Pin pin, boolean discard) {
-    pin.ended = true;
-    pins.remove(pin.lease.holderToken(), pin);
-    if (discard) {
-      discard(pin.connection);
-      pool.release();
-    } else {
-      giveBack(pin.connection, false);
-    }
-  }
-
-  private Connection borrow(String fenceName) {
-    if (closed) {
-      throw new WriterFenceUnavailableException(
-          fenceName,
-          "writer-fence: fence '" + fenceName + "': the advisory-lock store is closed",
-          null);
-    }
-    boolean permitted;
-    try {
-      permitted = pool.tryAcquire(borrowTimeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new WriterFenceInterruptedException(
-          fenceName,
-          "writer-fence: fence '"
-              + fenceName
-              + "': interrupted while waiting for a connection of the advisory-lock store's pool;"
-              + " no lock is held",
-          e);
-    }
-    if (!permitted) {
-      throw new WriterFenceUnavailableException(
-          fenceName,
-          "writer-fence: fence '"
-              + fenceName
-              + "': the advisory-lock store's pool of "
-              + poolSize
-              + " connections is exhausted: none came free within "
-              + Duration.ofNanos(borrowTimeoutNanos).toMillis()
-              + " ms. Each held advisory lock pins one connection for its whole hold, and each"
-              + " attempt in flight uses one; give the store a larger pool (poolSize) or hold"
-              + " fewer fences at once in this process",
-          null);
-    }
-    try {
-      Connection connection = dataSource.getConnection();
-      try {
-        if (!connection.getAutoCommit()) {
-          connection.setAutoCommit(true);
-        }
-      } catch (SQLException e) {
-        discard(connection);
-        throw e;
-      }
-      return connection;
-    } catch (SQLException e) {
-      pool.release();
-      throw SqlErrors.classify(fenceName, schema, e);
-    } catch (RuntimeException | Error e) {
-      pool.release();
-      throw e;
-    }
-  }
-
-  /**
-   * Returns a connection to the DataSource and its permit to the pool. When the connection may hold
-   * a lock (a statement that tried one failed), the session's advisory locks are dropped first; if
-   * that fails too, the connection is closed for good, which ends the session.
-   */
-  private void giveBack(Connection connection, boolean mayHoldLock) {
-    try {
-      if (mayHoldLock) {
-        try (PreparedStatement ps = connection.prepareStatement(UNLOCK_ALL_SQL)) {
-          ps.setQueryTimeout(queryTimeoutSeconds);
-          ps.execute();
-        } catch (SQLException e) {
-          LOG.debug("writer-fence: could not drop a failed attempt's locks; closing", e);
-          discard(connection);
-          return;
-        }
-      }
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        LOG.debug("writer-fence: could not return a connection to its pool", e);
-      }
-    } finally {
-      pool.release();
-    }
-  }
-
-  /** Ends the session for good: aborts the physical connection, then closes the handle. */
-  private static void discard(Connection connection) {
-    try {
-      connection.abort(Runnable::run);
-    } catch (SQLException | RuntimeException e) {
-      LOG.debug("writer-fence: could not abort a connection", e);
-    }
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      LOG.debug("writer-fence: could not close an aborted connection", e);
-    }
-  }
-
-  private static boolean isDead(Connection connection, SQLException e) {
-    String state = e.getSQLState();
-    if (state != null && state.startsWith("08")) {
-      return true;
-    }
-    try {
-      return connection.isClosed() || !connection.isValid(1);
-    } catch (SQLException notValid) {
-      return true;
-    }
-  }
-
-  private static void setKey(PreparedStatement ps, int index, long key) throws SQLException {
-    ps.setLong(index, key >>> 32); // pg_locks.classid: the high 32 bits, unsigned
-    ps.setLong(index + 1, key & 0xFFFF_FFFFL); // pg_locks.objid: the low 32 bits, unsigned
-  }
-
-  private static Instant instant(ResultSet rs, int column) throws SQLException {
-    return rs.getObject(column, OffsetDateTime.class).toInstant();
-  }
-
-  /**
-   * Proves with two connections of the pool that an advisory lock taken on one excludes the other,
-   * and that each keeps its server process from one statement to the next.
-   */
-  private void selfCheck() {
-    String what = "*";
-    Connection first = borrow(what);
-    Connection second;
-    try {
-      second = borrow(what);
-    } catch (RuntimeException e) {
-      giveBack(first, false);
-      throw e;
-    }
-    long key = RANDOM.nextLong();
-    String refusal = null;
-    try {
-      int firstPid;
-      try (PreparedStatement ps = first.prepareStatement(TRY_LOCK_SQL)) {
-        ps.setQueryTimeout(queryTimeoutSeconds);
-        ps.setLong(1, key);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (!rs.getBoolean(1)) {
-            throw new IllegalStateException(
-                "writer-fence: the advisory-lock store's self-check found its random key "
-                    + key
-                    + " already locked by another session; try again");
-          }
-          firstPid = rs.getInt(2);
-        }
-      }
-      int secondPid;
-      try (PreparedStatement ps = second.prepareStatement(TRY_LOCK_SQL)) {
-        ps.setQueryTimeout(queryTimeoutSeconds);
-        ps.setLong(1, key);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          secondPid = rs.getInt(2);
-          if (rs.getBoolean(1)) {
-            refusal =
-                "two connections of its pool both won advisory lock "
-                    + key
-                    + " (server processes "
-                    + firstPid
-                    + " and "
-                    + secondPid
-                    + "): they share a server session";
-          }
-        }
-      }
-      if (refusal == null) {
-        refusal = sessionChange(first, key, firstPid, true);
-      }
-      if (refusal == null) {
-        refusal = sessionChange(second, key, secondPid, false);
-      }
-    } catch (SQLException e) {
-      RuntimeException classified = SqlErrors.classify(what, schema, e);
-      throw new WriterFenceUnavailableException(
-          what,
-          "writer-fence: the advisory-lock store's start-up self-check could not run: "
-              + classified.getMessage(),
-          e);
-    } finally {
-      if (refusal == null) {
-        giveBack(second, true);
-        giveBack(first, true);
-      } else {
-        // Behind a session-multiplexing pooler the lock sits on a shared server session, which
-        // outlives our connections: unlock it there once per win, best effort.
-        bestEffortUnlock(second, key);
-        bestEffortUnlock(first, key);
-        discard(second);
-        discard(first);
-        pool.release(2);
-      }
-    }
-    if (refusal != null) {
-      throw new IllegalStateException(
-          "writer-fence: the advisory-lock backend refuses to start: "
-              + refusal
-              + ". The connections go through a pooler in transaction pooling mode (PgBouncer with"
-              + " pool_mode = transaction multiplexes server sessions among clients), where a"
-              + " session advisory lock excludes nobody. Connect the advisory-lock store to"
-              + " PostgreSQL directly or through a pooler in session mode, or use the lease"
-              + " backend (backend=lease), which stays exact behind any pool");
-    }
-  }
-
-  /** Checks that a connection is still on the server process that answered before. */
-  private String sessionChange(Connection connection, long key, int pid, boolean holds)
-      throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(SESSION_SQL)) {
-      ps.setQueryTimeout(queryTimeoutSeconds);
-      setKey(ps, 1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        int now = rs.getInt(1);
-        if (now != pid) {
-          return "a connection of its pool moved from server process "
-              + pid
-              + " to "
-              + now
-              + " between two statements";
-        }
-        if (holds && !rs.getBoolean(2)) {
-          return "a connection of its pool lost its advisory lock "
-              + key
-              + " between two statements";
-        }
-        return null;
-      }
-    }
-  }
-
-  private void bestEffortUnlock(Connection connection, long key) {
-    try (PreparedStatement ps = connection.prepareStatement(UNLOCK_SQL)) {
-      ps.setQueryTimeout(queryTimeoutSeconds);
-      ps.setLong(1, key);
-      ps.execute();
-    } catch (SQLException e) {
-      LOG.debug("writer-fence: could not unlock the self-check's key {}", key, e);
+      pool.giveBack(connection, false);
     }
   }
 
@@ -976,7 +544,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
      */
     public AdvisoryLockStore build() {
       AdvisoryLockStore store = new AdvisoryLockStore(this);
-      store.selfCheck();
+      AdvisorySelfCheck.run(store.pool);
       return store;
     }
   }

@@ -1,11 +1,8 @@
 package dev.writerfence.store.lease;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
+import dev.writerfence.store.jdbc.Statements;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Optional;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,15 +16,13 @@ import org.slf4j.LoggerFactory;
 final class LeaseRowDomain {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseRowDomain.class);
 
-  private final DataSource dataSource;
+  private final Statements statements;
   private final String schema;
-  private final int queryTimeoutSeconds;
   private volatile String name;
 
-  LeaseRowDomain(DataSource dataSource, String schema, int queryTimeoutSeconds) {
-    this.dataSource = dataSource;
+  LeaseRowDomain(Statements statements, String schema) {
+    this.statements = statements;
     this.schema = schema;
-    this.queryTimeoutSeconds = queryTimeoutSeconds;
   }
 
   Optional<String> name() {
@@ -35,15 +30,15 @@ final class LeaseRowDomain {
     if (known != null) {
       return Optional.of(known);
     }
-    try (Connection connection = dataSource.getConnection();
-        Statement statement = connection.createStatement()) {
-      statement.setQueryTimeout(queryTimeoutSeconds);
-      try (ResultSet rs =
-          statement.executeQuery(
-              "SELECT (SELECT system_identifier FROM pg_control_system()), current_database()")) {
-        rs.next();
-        known = "lease-row " + rs.getLong(1) + "/" + rs.getString(2) + "/" + schema;
-      }
+    try {
+      known =
+          statements.query(
+              "SELECT (SELECT system_identifier FROM pg_control_system()), current_database()",
+              Statements.Parameters.NONE,
+              rs -> {
+                rs.next();
+                return "lease-row " + rs.getLong(1) + "/" + rs.getString(2) + "/" + schema;
+              });
       name = known;
       return Optional.of(known);
     } catch (SQLException e) {

@@ -10,8 +10,7 @@ import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
 import dev.writerfence.store.jdbc.SqlErrors;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
+import dev.writerfence.store.jdbc.Statements;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -57,6 +56,9 @@ public final class PgLeaseStore implements LeaseStore {
   private final String enqueueSql;
   private final String leaveQueueSql;
   private final String queueSql;
+  private final String statusAllClockedSql;
+  private final String queueAllClockedSql;
+  private final Statements statements;
   private final LeaseRowDomain domain;
 
   /**
@@ -95,7 +97,21 @@ public final class PgLeaseStore implements LeaseStore {
             + " reserved FROM "
             + schema
             + ".queue_status WHERE fence_name = ? ORDER BY place NULLS LAST, waiting_since";
-    this.domain = new LeaseRowDomain(dataSource, schema, queryTimeoutSeconds);
+    // The database clock in the same statement: an operator's ages are measured against it.
+    this.statusAllClockedSql =
+        "SELECT s.fence_name, s.holder_label, s.fencing_token, s.acquired_at, s.expires_at,"
+            + " s.seconds_left, s.state, t.now FROM (SELECT pg_catalog.clock_timestamp() AS now) t"
+            + " LEFT JOIN "
+            + schema
+            + ".lease_status s ON true ORDER BY s.fence_name";
+    this.queueAllClockedSql =
+        "SELECT q.fence_name, q.holder_label, q.priority, q.waiting_since, q.refreshed_at,"
+            + " q.lapses_at, q.place, q.reserved, t.now"
+            + " FROM (SELECT pg_catalog.clock_timestamp() AS now) t LEFT JOIN "
+            + schema
+            + ".queue_status q ON true ORDER BY q.fence_name, q.place NULLS LAST, q.waiting_since";
+    this.statements = new Statements(dataSource, this.schema, queryTimeoutSeconds);
+    this.domain = new LeaseRowDomain(statements, schema);
   }
 
   /**
@@ -133,7 +149,7 @@ public final class PgLeaseStore implements LeaseStore {
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
-    return execute(
+    return statements.call(
         fenceName,
         acquireSql,
         ps -> {
@@ -141,14 +157,14 @@ public final class PgLeaseStore implements LeaseStore {
           ps.setObject(2, holderToken);
           ps.setString(3, holderLabel);
           ps.setInt(4, ttlSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              return Optional.empty();
-            }
-            return Optional.of(
-                new Lease(
-                    this, fenceName, holderToken, rs.getLong(1), instant(rs, 2), instant(rs, 3)));
+        },
+        rs -> {
+          if (!rs.next()) {
+            return Optional.empty();
           }
+          return Optional.of(
+              new Lease(
+                  this, fenceName, holderToken, rs.getLong(1), instant(rs, 2), instant(rs, 3)));
         });
   }
 
@@ -179,7 +195,7 @@ public final class PgLeaseStore implements LeaseStore {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
     int lapseSeconds = FenceArguments.lapseSeconds(ticket.lapse());
     String fenceName = ticket.fenceName();
-    return execute(
+    return statements.call(
         fenceName,
         acquireTurnSql,
         ps -> {
@@ -190,17 +206,16 @@ public final class PgLeaseStore implements LeaseStore {
           ps.setObject(5, ticket.waiterToken());
           ps.setInt(6, ticket.priority());
           ps.setInt(7, lapseSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            long fencingToken = rs.getLong(1);
-            if (rs.wasNull()) {
-              return new Turn(Optional.empty(), rs.getInt(4), rs.getInt(5));
-            }
-            return Turn.granted(
-                new Lease(
-                    this, fenceName, holderToken, fencingToken, instant(rs, 2), instant(rs, 3)),
-                rs.getInt(5));
+        },
+        rs -> {
+          rs.next();
+          long fencingToken = rs.getLong(1);
+          if (rs.wasNull()) {
+            return new Turn(Optional.empty(), rs.getInt(4), rs.getInt(5));
           }
+          return Turn.granted(
+              new Lease(this, fenceName, holderToken, fencingToken, instant(rs, 2), instant(rs, 3)),
+              rs.getInt(5));
         });
   }
 
@@ -208,7 +223,7 @@ public final class PgLeaseStore implements LeaseStore {
   @Override
   public Turn enqueue(Ticket ticket) {
     int lapseSeconds = FenceArguments.lapseSeconds(ticket.lapse());
-    return execute(
+    return statements.call(
         ticket.fenceName(),
         enqueueSql,
         ps -> {
@@ -217,51 +232,37 @@ public final class PgLeaseStore implements LeaseStore {
           ps.setString(3, ticket.holderLabel());
           ps.setInt(4, ticket.priority());
           ps.setInt(5, lapseSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return new Turn(Optional.empty(), rs.getInt(1), rs.getInt(2));
-          }
+        },
+        rs -> {
+          rs.next();
+          return new Turn(Optional.empty(), rs.getInt(1), rs.getInt(2));
         });
   }
 
   /** One call of {@code leave_queue}. */
   @Override
   public boolean leaveQueue(String fenceName, UUID waiterToken) {
-    return execute(
+    return statements.call(
         fenceName,
         leaveQueueSql,
         ps -> {
           ps.setString(1, fenceName);
           ps.setObject(2, waiterToken);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getBoolean(1);
-          }
-        });
+        },
+        PgLeaseStore::firstBoolean);
   }
 
   /** The fence's rows of {@code queue_status}: live tickets head first, then lapsed ones. */
   @Override
   public List<QueuedWaiter> queue(String fenceName) {
-    return execute(
+    return statements.call(
         fenceName,
         queueSql,
-        ps -> {
-          ps.setString(1, fenceName);
+        ps -> ps.setString(1, fenceName),
+        rs -> {
           List<QueuedWaiter> rows = new ArrayList<>();
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              rows.add(
-                  new QueuedWaiter(
-                      rs.getString(1),
-                      rs.getString(2),
-                      rs.getInt(3),
-                      instant(rs, 4),
-                      instant(rs, 5),
-                      instant(rs, 6),
-                      rs.getInt(7),
-                      rs.getBoolean(8)));
-            }
+          while (rs.next()) {
+            rows.add(waiter(rs));
           }
           return rows;
         });
@@ -277,33 +278,30 @@ public final class PgLeaseStore implements LeaseStore {
    */
   private Optional<Instant> renew(String fenceName, UUID holderToken, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
-    return execute(
+    return statements.call(
         fenceName,
         renewSql,
         ps -> {
           ps.setString(1, fenceName);
           ps.setObject(2, holderToken);
           ps.setInt(3, ttlSeconds);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return Optional.ofNullable(instant(rs, 1));
-          }
+        },
+        rs -> {
+          rs.next();
+          return Optional.ofNullable(instant(rs, 1));
         });
   }
 
   /** Calls {@code release}: frees the row only while it carries this holder token. */
   private boolean release(String fenceName, UUID holderToken) {
-    return execute(
+    return statements.call(
         fenceName,
         releaseSql,
         ps -> {
           ps.setString(1, fenceName);
           ps.setObject(2, holderToken);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getBoolean(1);
-          }
-        });
+        },
+        PgLeaseStore::firstBoolean);
   }
 
   /** A lease row this store granted: renewed and released by its fence name and holder token. */
@@ -328,31 +326,101 @@ public final class PgLeaseStore implements LeaseStore {
 
   @Override
   public Optional<LeaseStatus> status(String fenceName) {
-    return execute(
+    return statements.call(
         fenceName,
         statusSql,
-        ps -> {
-          ps.setString(1, fenceName);
-          try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.of(status(rs)) : Optional.empty();
-          }
-        });
+        ps -> ps.setString(1, fenceName),
+        rs -> rs.next() ? Optional.of(status(rs)) : Optional.empty());
   }
 
   @Override
   public List<LeaseStatus> statusAll() {
-    return execute(
+    return statements.call(
         "*",
         statusAllSql,
-        ps -> {
+        Statements.Parameters.NONE,
+        rs -> {
           List<LeaseStatus> rows = new ArrayList<>();
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              rows.add(status(rs));
-            }
+          while (rs.next()) {
+            rows.add(status(rs));
           }
           return rows;
         });
+  }
+
+  /**
+   * Every row of {@code lease_status}, as {@link #statusAll} lists them, with the database clock of
+   * the statement that read them: what an operator's view measures each lease's age against.
+   *
+   * @return the rows by fence name (none when no fence was ever acquired), and the database's
+   *     {@code clock_timestamp()} of that statement; never {@code null}
+   * @throws dev.writerfence.WriterFenceUnavailableException when the database cannot answer, or the
+   *     view or its schema does not exist (SQLState 42P01 or 3F000 in the cause)
+   */
+  public Clocked<List<LeaseStatus>> statusAllClocked() {
+    return statements.call(
+        "*",
+        statusAllClockedSql,
+        Statements.Parameters.NONE,
+        rs -> clockedRows(rs, 8, PgLeaseStore::status));
+  }
+
+  /**
+   * Every fence's rows of {@code queue_status}: by fence name, then as {@link #queue} orders them
+   * (live tickets head first, then lapsed ones), with the database clock of the statement that read
+   * them.
+   *
+   * @return the rows and the database's {@code clock_timestamp()} of that statement; empty when the
+   *     schema has no queue view (contract version 1, SQLState 42P01)
+   * @throws dev.writerfence.WriterFenceUnavailableException when the database cannot answer
+   */
+  public Optional<Clocked<List<QueuedWaiter>>> queueAllClocked() {
+    try {
+      return Optional.of(
+          statements.query(
+              queueAllClockedSql,
+              Statements.Parameters.NONE,
+              rs -> clockedRows(rs, 9, PgLeaseStore::waiter)));
+    } catch (SQLException e) {
+      if ("42P01".equals(e.getSQLState())) {
+        return Optional.empty();
+      }
+      throw SqlErrors.classify("*", schema, e);
+    }
+  }
+
+  /**
+   * Reads a view's rows left-joined to the database clock: one row with a {@code null} first column
+   * when the view is empty, so the clock is read all the same.
+   */
+  private static <T> Clocked<List<T>> clockedRows(
+      ResultSet rs, int clockColumn, Statements.Answer<T> row) throws SQLException {
+    List<T> rows = new ArrayList<>();
+    Instant now = null;
+    while (rs.next()) {
+      now = instant(rs, clockColumn);
+      if (rs.getString(1) != null) {
+        rows.add(row.read(rs));
+      }
+    }
+    return new Clocked<>(List.copyOf(rows), now);
+  }
+
+  private static boolean firstBoolean(ResultSet rs) throws SQLException {
+    rs.next();
+    return rs.getBoolean(1);
+  }
+
+  private static QueuedWaiter waiter(ResultSet rs) throws SQLException {
+    return new QueuedWaiter(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getInt(3),
+        instant(rs, 4),
+        instant(rs, 5),
+        instant(rs, 6),
+        rs.getInt(7),
+        rs.getBoolean(8));
   }
 
   private static LeaseStatus status(ResultSet rs) throws SQLException {
@@ -369,27 +437,6 @@ public final class PgLeaseStore implements LeaseStore {
   private static Instant instant(ResultSet rs, int column) throws SQLException {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
-  }
-
-  private <T> T execute(String fenceName, String sql, Statement<T> statement) {
-    try (Connection connection = dataSource.getConnection()) {
-      // Our own autocommit transaction: the lease is committed, and visible to every other
-      // writer, before this method returns.
-      boolean autoCommit = connection.getAutoCommit();
-      if (!autoCommit) {
-        connection.setAutoCommit(true);
-      }
-      try (PreparedStatement ps = connection.prepareStatement(sql)) {
-        ps.setQueryTimeout(queryTimeoutSeconds);
-        return statement.run(ps);
-      } finally {
-        if (!autoCommit) {
-          connection.setAutoCommit(false);
-        }
-      }
-    } catch (SQLException e) {
-      throw SqlErrors.classify(fenceName, schema, e);
-    }
   }
 
   /**
@@ -421,10 +468,5 @@ public final class PgLeaseStore implements LeaseStore {
   @Override
   public String toString() {
     return "PgLeaseStore[schema=" + schema + "]";
-  }
-
-  @FunctionalInterface
-  private interface Statement<T> {
-    T run(PreparedStatement ps) throws SQLException;
   }
 }

@@ -7,10 +7,9 @@ import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.jdbc.SqlErrors;
+import dev.writerfence.store.jdbc.Statements;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,7 +68,7 @@ public final class LeaseRpcStore implements LeaseStore {
 
   private final DataSource dataSource;
   private final LeaseRpcContract contract;
-  private final int queryTimeoutSeconds;
+  private final Statements statements;
 
   /** Set once both functions were found to take the contract's parameters; never unset. */
   private volatile boolean signaturesChecked;
@@ -84,7 +83,10 @@ public final class LeaseRpcStore implements LeaseStore {
   public LeaseRpcStore(DataSource dataSource, LeaseRpcContract contract, Duration queryTimeout) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.contract = Objects.requireNonNull(contract, "contract");
-    this.queryTimeoutSeconds = PgLeaseStore.queryTimeoutSeconds(queryTimeout);
+    // Only unsorted queries run through it: classify below names the function, not a schema.
+    this.statements =
+        new Statements(
+            dataSource, contract.acquireFunction(), PgLeaseStore.queryTimeoutSeconds(queryTimeout));
   }
 
   /**
@@ -270,29 +272,22 @@ public final class LeaseRpcStore implements LeaseStore {
     /**
      * Runs the call with {@code more} columns after it, on an autocommit connection: the lease is
      * visible to every writer the moment acquire returns.
+     *
+     * @param answer reads the one row of the answer
      */
-    <T> T run(String more, Answer<T> answer) throws SQLException {
-      try (Connection connection = dataSource.getConnection()) {
-        if (!connection.getAutoCommit()) {
-          connection.setAutoCommit(true);
-        }
-        try (PreparedStatement ps = connection.prepareStatement(text + ")" + more)) {
-          ps.setQueryTimeout(queryTimeoutSeconds);
-          for (int i = 0; i < values.size(); i++) {
-            ps.setObject(i + 1, values.get(i));
-          }
-          try (ResultSet rs = ps.executeQuery()) {
+    <T> T run(String more, Statements.Answer<T> answer) throws SQLException {
+      return statements.query(
+          text + ")" + more,
+          ps -> {
+            for (int i = 0; i < values.size(); i++) {
+              ps.setObject(i + 1, values.get(i));
+            }
+          },
+          rs -> {
             rs.next();
             return answer.read(rs);
-          }
-        }
-      }
+          });
     }
-  }
-
-  @FunctionalInterface
-  private interface Answer<T> {
-    T read(ResultSet rs) throws SQLException;
   }
 
   /** A lease the acquire function granted: released by its holder token. */

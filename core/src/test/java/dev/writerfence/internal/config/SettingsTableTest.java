@@ -10,45 +10,70 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's Configuration table is the catalog, rendered: a setting added, removed or changed in
- * {@link SettingsCatalog} without the README (or the other way round) fails here, and the message
- * holds the table to paste. {@code -Dsettings.table.write=true} writes it into the README instead.
+ * The configuration reference, docs/configuration.md, is the catalog, rendered: a setting added,
+ * removed or changed in {@link SettingsCatalog} without the page (or the other way round) fails
+ * here, and the message says how to regenerate it. {@code -Dsettings.table.write=true} writes the
+ * table into the page instead.
  */
 class SettingsTableTest {
   static final String BEGIN =
       "<!-- settings table: generated from SettingsCatalog, checked by SettingsTableTest -->";
   static final String END = "<!-- end of settings table -->";
-  private static final Path README = Path.of("..", "README.md");
+  private static final Path PAGE = Path.of("..", "docs", "configuration.md");
+  private static final String REGENERATE =
+      "mvn -pl core test -Dtest=SettingsTableTest -Dsettings.table.write=true";
 
   @Test
-  void theReadmeTableIsTheCatalog() throws Exception {
-    String readme = Files.readString(README, StandardCharsets.UTF_8);
-    int begin = readme.indexOf(BEGIN);
-    int end = readme.indexOf(END);
-    assertThat(begin).as("README.md has the marker %s", BEGIN).isNotNegative();
-    assertThat(end).as("README.md has the marker %s", END).isGreaterThan(begin);
+  void theConfigurationPageIsTheCatalog() throws Exception {
+    String page = Files.readString(PAGE, StandardCharsets.UTF_8);
+    int begin = page.indexOf(BEGIN);
+    int end = page.indexOf(END);
+    assertThat(begin).as("docs/configuration.md has the marker %s", BEGIN).isNotNegative();
+    assertThat(end).as("docs/configuration.md has the marker %s", END).isGreaterThan(begin);
     String table = render();
-    String current = readme.substring(begin + BEGIN.length(), end).strip();
+    String current = page.substring(begin + BEGIN.length(), end).strip();
     if (!current.equals(table) && Boolean.getBoolean("settings.table.write")) {
       Files.writeString(
-          README,
-          readme.substring(0, begin + BEGIN.length()) + "\n" + table + "\n" + readme.substring(end),
+          PAGE,
+          page.substring(0, begin + BEGIN.length()) + "\n" + table + "\n" + page.substring(end),
           StandardCharsets.UTF_8);
       return;
     }
     assertThat(current)
         .as(
-            "README.md's Configuration table differs from SettingsCatalog; the table from the"
-                + " catalog (or run with -Dsettings.table.write=true):%n%s%n",
-            table)
+            "docs/configuration.md's settings table differs from SettingsCatalog: regenerate it"
+                + " with %s (from the repository's root, after installing the modules core"
+                + " depends on), then review and commit the page",
+            REGENERATE)
         .isEqualTo(table);
+  }
+
+  @Test
+  void cellsKeepTheirPipesAndAngleBracketsAsText() {
+    assertThat(cell("throw|skip")).isEqualTo("throw\\|skip");
+    assertThat(cell("LABEL@<host>:<pid>")).isEqualTo("LABEL@&lt;host&gt;:&lt;pid&gt;");
+    assertThat(cell("a `{pid}` b|c")).isEqualTo("a `{pid}` b\\|c");
+  }
+
+  @Test
+  void everySettingOfTheCatalogHasItsRowWithTypeAndSpringName() {
+    String table = render();
+    for (Setting<?> s : SettingsCatalog.all()) {
+      String spring = s.isReadBy(SettingsCatalog.Mode.SPRING) ? "`" + s.property() + "`" : "-";
+      assertThat(table)
+          .as("the row of %s", s.key())
+          .contains("| `" + s.key() + "` | " + kind(s) + " | ")
+          .contains(" | " + spring + " | ");
+    }
+    assertThat(table.lines().count()).isEqualTo(SettingsCatalog.all().size() + 2L);
   }
 
   /** The table, one row per setting in the catalog's order. */
   static String render() {
     StringBuilder out = new StringBuilder();
-    out.append("| setting | read by | Java API | default | allowed | meaning |\n");
-    out.append("| --- | --- | --- | --- | --- | --- |\n");
+    out.append(
+        "| setting | type | default | allowed | read by | Spring property | Java API | meaning |\n");
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (Setting<?> s : SettingsCatalog.all()) {
       String readBy =
           Arrays.stream(SettingsCatalog.Mode.values())
@@ -65,20 +90,62 @@ class SettingsTableTest {
       String computed =
           s.defaultText().contains("<") ? "`" + s.defaultText() + "`" : s.defaultText();
       String defaults = s.defaultValue().map(v -> "`" + v + "`").orElse(computed);
+      String spring = s.isReadBy(SettingsCatalog.Mode.SPRING) ? "`" + s.property() + "`" : "-";
       out.append("| `")
           .append(s.key())
           .append("` | ")
-          .append(readBy)
-          .append(" | ")
-          .append(api)
+          .append(kind(s))
           .append(" | ")
           .append(defaults)
           .append(" | ")
-          .append(s.allowed())
+          .append(cell(s.allowed()))
           .append(" | ")
-          .append(s.meaning())
+          .append(readBy)
+          .append(" | ")
+          .append(spring)
+          .append(" | ")
+          .append(api)
+          .append(" | ")
+          .append(cell(s.meaning()))
           .append(" |\n");
     }
     return out.toString().strip();
+  }
+
+  /** The kind of a setting's values as the page names it. */
+  static String kind(Setting<?> s) {
+    return switch (s.kind()) {
+      case TEXT -> "text";
+      case FLAG -> "true/false";
+      case WHOLE_NUMBER -> "whole number";
+      case NUMBER -> "number";
+      case DURATION -> "duration";
+      case CHOICE -> "choice";
+    };
+  }
+
+  /**
+   * Prose for a table cell: a {@code |} would end the cell, and {@code <host>} would be read as an
+   * HTML tag and vanish, so both are escaped (text in backticks is left alone but for the pipe,
+   * which ends a cell even there).
+   */
+  static String cell(String text) {
+    StringBuilder out = new StringBuilder();
+    boolean code = false;
+    for (char c : text.toCharArray()) {
+      if (c == '`') {
+        code = !code;
+      }
+      if (c == '|') {
+        out.append("\\|");
+      } else if (!code && c == '<') {
+        out.append("&lt;");
+      } else if (!code && c == '>') {
+        out.append("&gt;");
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 }
