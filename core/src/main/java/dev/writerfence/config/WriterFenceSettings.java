@@ -4,10 +4,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.internal.config.Setting;
 import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
-import dev.writerfence.store.rpc.LeaseRpcContract;
-import dev.writerfence.store.rpc.LeaseRpcStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -113,13 +110,7 @@ public final class WriterFenceSettings {
    *     of one with {@code queue.listen=true}, whose listener would hold the only connection)
    */
   public DataSource dataSource() {
-    listenerPoolSize();
-    return DataSources.create(
-        url(),
-        get(SettingsCatalog.DATASOURCE_USERNAME).orElse(null),
-        get(SettingsCatalog.DATASOURCE_PASSWORD).orElse(null),
-        poolSize(),
-        queryTimeout());
+    return configuration().dataSource();
   }
 
   /**
@@ -133,88 +124,32 @@ public final class WriterFenceSettings {
 
   /**
    * Checks every setting as {@link #dataSource()} and {@link #buildFence} would, without connecting
-   * or building anything, so that a bad value is named at start-up (the agent's premain).
+   * or building anything, so that a bad value is named at start-up (the agent's premain): each
+   * value by its rule, then the settings together ({@link WriterFenceConfiguration#check()}, the
+   * backend's own rules included).
    *
-   * @throws IllegalArgumentException naming the first setting whose value breaks its rule, or a
-   *     missing {@code datasource.url}
+   * @throws IllegalArgumentException naming the first setting whose value breaks its rule, an
+   *     unknown backend and the registered ones, or a missing {@code datasource.url}
    */
   public void check() {
     url();
     for (Setting<?> setting : SettingsCatalog.readBy(SettingsCatalog.Mode.PROCESS_FENCE)) {
       get(setting);
     }
-    retryPolicy();
-    advisoryPoolSize();
-    listenerPoolSize();
-    leaseRpcContract();
+    configuration().check();
   }
 
   /**
-   * With {@code backend=lease-rpc}: the function and parameter names of the {@code lease-rpc.*}
-   * settings. A renew interval is refused: the existing pair cannot renew (ADR 57).
+   * The settings the process fence reads, bound to a new {@link WriterFenceConfiguration}; the
+   * others keep its defaults.
    *
-   * @return the contract, or {@code null} with another backend
+   * @return a new configuration
+   * @throws IllegalArgumentException naming the first setting whose value breaks its rule
    */
-  private LeaseRpcContract leaseRpcContract() {
-    if (!"lease-rpc".equals(get(SettingsCatalog.BACKEND).orElse("lease"))) {
-      return null;
-    }
-    Optional<Duration> renew = get(SettingsCatalog.RENEW_INTERVAL);
-    if (renew.isPresent() && !renew.get().isZero()) {
-      throw new IllegalArgumentException(
-          "writer-fence: renew-interval '"
-              + SettingsCatalog.text(renew.get())
-              + "' is not allowed with backend=lease-rpc: off (the existing acquire takes only a"
-              + " free or expired row, so a lease lasts the TTL of its acquire; set ttl to outlast"
-              + " the work)");
-    }
-    return new LeaseRpcContract(
-        value(SettingsCatalog.LEASE_RPC_ACQUIRE_FUNCTION),
-        value(SettingsCatalog.LEASE_RPC_RELEASE_FUNCTION),
-        value(SettingsCatalog.LEASE_RPC_HOLDER_TOKEN_PARAMETER),
-        value(SettingsCatalog.LEASE_RPC_HOLDER_PARAMETER),
-        value(SettingsCatalog.LEASE_RPC_TTL_PARAMETER),
-        get(SettingsCatalog.LEASE_RPC_FENCE_NAME_PARAMETER));
-  }
-
-  private <T> T value(Setting<T> setting) {
-    return get(setting).orElseGet(() -> setting.parsedDefault().orElseThrow());
-  }
-
-  /**
-   * With {@code queue.listen=true} the release listener holds one connection of the pool while
-   * writers wait: a pool of one would leave none for their polls, and every wait would end
-   * unavailable.
-   */
-  private void listenerPoolSize() {
-    Optional<Integer> size = get(SettingsCatalog.DATASOURCE_POOL_SIZE);
-    if (size.isPresent() && size.get() < 2 && get(SettingsCatalog.QUEUE_LISTEN).orElse(false)) {
-      throw new IllegalArgumentException(
-          "writer-fence: datasource.pool-size '"
-              + size.get()
-              + "' is not allowed with queue.listen=true: at least 2 (the release listener holds"
-              + " one connection while writers wait)");
-    }
-  }
-
-  /**
-   * With {@code backend=advisory}: the store's limit, {@code datasource.pool-size} when set (the
-   * store then uses as many connections as the pool holds), else {@value
-   * AdvisoryLockStore#DEFAULT_POOL_SIZE}; {@code 0} with the lease row.
-   */
-  private int advisoryPoolSize() {
-    if (!"advisory".equals(get(SettingsCatalog.BACKEND).orElse("lease"))) {
-      return 0;
-    }
-    Optional<Integer> size = get(SettingsCatalog.DATASOURCE_POOL_SIZE);
-    if (size.isPresent() && size.get() < 2) {
-      throw new IllegalArgumentException(
-          "writer-fence: datasource.pool-size '"
-              + size.get()
-              + "' is not allowed with backend=advisory: at least 2 (the store's start-up"
-              + " self-check uses two connections)");
-    }
-    return size.orElse(AdvisoryLockStore.DEFAULT_POOL_SIZE);
+  public WriterFenceConfiguration configuration() {
+    WriterFenceConfiguration c = new WriterFenceConfiguration();
+    SettingBindings.fill(c, values, SettingsCatalog.Mode.PROCESS_FENCE);
+    return c;
   }
 
   private String url() {
@@ -227,13 +162,14 @@ public final class WriterFenceSettings {
   }
 
   /**
-   * Builds a fence with these settings on {@code dataSource}. With {@code backend=lease} (the
-   * default) it uses the lease row; with {@code backend=advisory} an {@link AdvisoryLockStore} of
-   * {@code datasource.pool-size} connections (unset: {@value AdvisoryLockStore#DEFAULT_POOL_SIZE})
-   * over {@code dataSource}, which must then be the fence's own (as {@link #dataSource()} builds
-   * it, a pool of the same size), and which runs its start-up self-check here; with {@code
-   * backend=lease-rpc} a {@link LeaseRpcStore} calling the {@code lease-rpc.*} functions, without
-   * renewal (ADR 57).
+   * Builds a fence with these settings on {@code dataSource} ({@link
+   * WriterFenceConfiguration#buildFence}): the backend {@code backend} names, found in {@link
+   * BackendRegistry}. With {@code backend=lease} (the default) it uses the lease row; with {@code
+   * backend=advisory} an {@link AdvisoryLockStore} of {@code datasource.pool-size} connections
+   * (unset: {@value AdvisoryLockStore#DEFAULT_POOL_SIZE}) over {@code dataSource}, which must then
+   * be the fence's own (as {@link #dataSource()} builds it, a pool of the same size), and which
+   * runs its start-up self-check here; with {@code backend=lease-rpc} a {@code LeaseRpcStore}
+   * calling the {@code lease-rpc.*} functions, without renewal (ADR 57).
    *
    * @param dataSource where connections come from
    * @return the fence
@@ -246,47 +182,7 @@ public final class WriterFenceSettings {
    *     self-check cannot reach the database
    */
   public WriterFence buildFence(DataSource dataSource) {
-    String schema =
-        get(SettingsCatalog.SCHEMA).orElse(SettingsCatalog.SCHEMA.parsedDefault().orElseThrow());
-    String backend = get(SettingsCatalog.BACKEND).orElse("lease");
-    WriterFence.Builder b =
-        switch (backend) {
-          case "lease" -> WriterFence.builder(dataSource);
-          case "advisory" ->
-              WriterFence.builder(
-                  AdvisoryLockStore.builder(dataSource)
-                      .poolSize(advisoryPoolSize())
-                      .keyScheme(
-                          get(SettingsCatalog.ADVISORY_KEY_SCHEME)
-                              .orElse(AdvisoryKeys.DEFAULT_KEY_SCHEME))
-                      .schema(schema)
-                      .queryTimeout(queryTimeout())
-                      .build());
-          case "lease-rpc" ->
-              WriterFence.builder(new LeaseRpcStore(dataSource, leaseRpcContract(), queryTimeout()))
-                  .withoutRenewal();
-          default -> throw new IllegalStateException("unreachable: the catalog checked " + backend);
-        };
-    b.schema(schema);
-    get(SettingsCatalog.HOLDER).ifPresent(b::defaultHolderLabel);
-    get(SettingsCatalog.TTL).ifPresent(b::defaultTtl);
-    get(SettingsCatalog.RENEW_INTERVAL)
-        .filter(d -> !"lease-rpc".equals(backend))
-        .ifPresent(
-            d -> {
-              if (d.isZero()) {
-                b.withoutRenewal();
-              } else {
-                b.renewInterval(d);
-              }
-            });
-    get(SettingsCatalog.PRIORITY).ifPresent(b::defaultPriority);
-    get(SettingsCatalog.QUEUE_LAPSE).ifPresent(b::queueLapse);
-    get(SettingsCatalog.QUEUE_POLL_INTERVAL).ifPresent(b::queuePollInterval);
-    get(SettingsCatalog.QUEUE_LISTEN).ifPresent(b::queueListen);
-    b.queryTimeout(queryTimeout());
-    b.retryPolicy(retryPolicy());
-    return b.build();
+    return configuration().buildFence(dataSource);
   }
 
   /**

@@ -30,9 +30,13 @@ import java.util.UUID;
  * {@code acquireInTurn} is a plain {@code acquire}, priorities are ignored, and there is nothing to
  * enqueue, leave or show.
  *
+ * <p>A store may hold resources of its own (the advisory backend's pinned connections): {@link
+ * #close()} ends them. Whoever built the store closes it, after the fences on it are closed; a
+ * {@code WriterFence} does not close its store.
+ *
  * <p>Implementations are thread-safe.
  */
-public interface LeaseStore {
+public interface LeaseStore extends AutoCloseable {
 
   /**
    * Tries once to take the lease.
@@ -210,4 +214,13 @@ public interface LeaseStore {
   default Optional<String> exclusionDomain() {
     return Optional.empty();
   }
+
+  /**
+   * Ends what the store holds of its own and refuses later acquires where the store keeps state
+   * (the advisory backend closes its pinned connections, so the server frees their locks). Does not
+   * close the DataSource. Idempotent; the default, for a store that holds nothing of its own, does
+   * nothing.
+   */
+  @Override
+  default void close() {}
 }

@@ -1,6 +1,7 @@
 package dev.writerfence.internal.config;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.config.BackendRegistry;
 import dev.writerfence.config.ProcessFence;
 import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.internal.FenceArguments;
@@ -361,18 +362,21 @@ public final class SettingsCatalog {
                   + " while it waits")
           .build();
 
-  /** {@code backend}: {@code lease}, {@code advisory} or {@code lease-rpc}. */
+  /**
+   * {@code backend}: the name of a registered backend ({@link BackendRegistry}); core registers
+   * {@code lease}, {@code advisory} and {@code lease-rpc}.
+   */
   public static final Setting<String> BACKEND =
-      choice("backend", List.of("lease", "advisory", "lease-rpc"))
+      choice("backend", BackendRegistry.names())
           .readBy(PROCESS, AGENT, SPRING)
-          .defaultValue("lease")
+          .defaultValue(BackendRegistry.DEFAULT_BACKEND)
           .example("lease")
           .javaApi("builder(store)")
           .meaning(
               "the lease row, a session advisory lock on a pinned connection (docs/backends.md;"
                   + " its store runs its self-check when the fence is built), or an"
-                  + " existing deployment's lease-RPC pair (lease-rpc.*; outside Spring only; no"
-                  + " renewal, no fencing tokens)")
+                  + " existing deployment's lease-RPC pair (lease-rpc.*; no renewal, no fencing"
+                  + " tokens); any other backend registered as a LeaseStoreProvider")
           .build();
 
   /** {@code lease-rpc.acquire-function}: the existing deployment's acquire function. */
@@ -417,7 +421,7 @@ public final class SettingsCatalog {
               "lease-rpc.fence-name-parameter",
               Kind.TEXT,
               v -> LeaseRpcContract.parameter("lease-rpc.fence-name-parameter", v))
-          .readBy(PROCESS, AGENT)
+          .readBy(PROCESS, AGENT, SPRING)
           .defaultText("none: the server's default row")
           .allowed("a lower-case SQL identifier")
           .example("p_fence_name")
@@ -798,7 +802,7 @@ public final class SettingsCatalog {
             key,
             Kind.TEXT,
             v -> function ? LeaseRpcContract.function(key, v) : LeaseRpcContract.parameter(key, v))
-        .readBy(PROCESS, AGENT)
+        .readBy(PROCESS, AGENT, SPRING)
         .defaultValue(defaultName)
         .allowed(function ? "a function name or schema.name" : "a lower-case SQL identifier")
         .example(defaultName)

@@ -4,9 +4,9 @@ import dev.writerfence.FenceListener;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spring.aop.WriterFenceAdviceCheck;
 import dev.writerfence.spring.aop.WriterFenceAdvisor;
-import dev.writerfence.store.advisory.AdvisoryLockStore;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -20,7 +20,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
@@ -111,45 +110,38 @@ public class WriterFenceAutoConfiguration {
   }
 
   /**
-   * The advisory-lock backend's store ({@code writer-fence.backend=advisory}) over the fence's
-   * DataSource, at most {@code writer-fence.advisory.pool-size} connections in use at once.
-   * Building it runs the core's self-check, which stops the start-up behind a pooler that
-   * multiplexes server sessions (transaction pooling). Not created when the application defines its
-   * own fence or its own store. Closed by {@link WriterFenceShutdown} right after the fence, before
-   * any DataSource closes; the {@code close()} Spring infers for it afterwards does nothing more.
+   * The backend's store, {@code writer-fence.backend} found by name in core's {@code
+   * BackendRegistry} ({@code lease}, {@code advisory}, {@code lease-rpc}, or any other registered
+   * backend), over the fence's DataSource. With {@code backend=advisory}, at most {@code
+   * writer-fence.advisory.pool-size} connections in use at once, and building it runs the core's
+   * self-check, which stops the start-up behind a pooler that multiplexes server sessions
+   * (transaction pooling). Not created when the application defines its own fence or its own store
+   * (its {@link LeaseStore} bean then replaces this one). Closed by {@link WriterFenceShutdown}
+   * right after the fence, before any DataSource closes; the {@code close()} Spring infers for it
+   * afterwards does nothing more.
    */
   @Bean
-  @ConditionalOnProperty(
-      name = "writer-fence.backend",
-      havingValue = WriterFenceProperties.ADVISORY)
-  @ConditionalOnMissingBean({WriterFence.class, AdvisoryLockStore.class})
-  AdvisoryLockStore writerFenceAdvisoryLockStore(
+  @ConditionalOnMissingBean({WriterFence.class, LeaseStore.class})
+  LeaseStore writerFenceLeaseStore(
       WriterFenceProperties properties,
       WriterFenceDataSource dataSource,
       WriterFenceSchemaInitializer schemaInitializer) {
-    int poolSize = properties.getAdvisory().getPoolSize();
-    if (!dataSource.isDedicated()) {
+    if (properties.isAdvisory() && !dataSource.isDedicated()) {
       LOG.info(
           "writer-fence: the advisory-lock backend pins a connection of the application's"
               + " DataSource per fence held, {} at most (writer-fence.advisory.pool-size); set"
               + " writer-fence.datasource.url for a pool of the fence's own",
-          poolSize);
+          properties.getAdvisory().getPoolSize());
     }
-    return AdvisoryLockStore.builder(dataSource.dataSource())
-        .poolSize(poolSize)
-        .keyScheme(properties.getAdvisory().getKeyScheme())
-        .schema(properties.getSchema().getName())
-        .queryTimeout(properties.getQueryTimeout())
-        .build();
+    return properties.createStore(dataSource.dataSource());
   }
 
   /**
-   * The fence, from {@code writer-fence.*}: on the lease row over the fence's DataSource, or with
-   * {@code backend=advisory} on the {@link AdvisoryLockStore} bean; busy retry from the
-   * application's Resilience4j {@link RetryRegistry} when it has a retry named {@code
-   * writer-fence}. Every {@link FenceListener} bean gets its events. Closed by {@link
-   * WriterFenceShutdown} before any DataSource closes; the {@code close()} Spring infers for it
-   * afterwards finds it closed and does nothing.
+   * The fence, from {@code writer-fence.*} ({@link WriterFenceProperties#builder}) on the backend's
+   * {@link LeaseStore} bean; busy retry from the application's Resilience4j {@link RetryRegistry}
+   * when it has a retry named {@code writer-fence}. Every {@link FenceListener} bean gets its
+   * events. Closed by {@link WriterFenceShutdown} before any DataSource closes; the {@code close()}
+   * Spring infers for it afterwards finds it closed and does nothing.
    */
   @Bean
   @ConditionalOnMissingBean
@@ -159,23 +151,19 @@ public class WriterFenceAutoConfiguration {
       WriterFenceSchemaInitializer schemaInitializer,
       ObjectProvider<FenceListener> listeners,
       ObjectProvider<RetryRegistry> retryRegistry,
-      ObjectProvider<AdvisoryLockStore> advisoryStore) {
-    BusyRetryPolicy retry = busyRetryPolicy(properties, retryRegistry);
-    WriterFence.Builder builder =
-        (properties.isAdvisory()
-                ? WriterFence.builder(advisoryStore.getObject())
-                : WriterFence.builder(dataSource.dataSource()))
-            .schema(properties.getSchema().getName())
+      ObjectProvider<LeaseStore> store) {
+    LeaseStore backend = store.getIfUnique(() -> properties.createStore(dataSource.dataSource()));
+    WriterFence fence =
+        properties
+            .builder(backend)
             .defaultHolderLabel(defaultHolderLabel(properties))
-            .defaultTtl(properties.getTtl())
-            .queryTimeout(properties.getQueryTimeout())
-            .retryPolicy(retry)
+            .retryPolicy(busyRetryPolicy(properties, retryRegistry))
             .listener(CompositeFenceListener.of(listeners.orderedStream().toList()))
             // Not the core's JVM hook: at SIGTERM it would free leases while requests still run.
             // Spring drains its work first (graceful shutdown), then closes the context, and the
             // shutdown bean closes the fence: leases end after the work that holds them.
-            .releaseOnJvmShutdown(false);
-    WriterFence fence = properties.applyQueue(properties.applyRenewInterval(builder)).build();
+            .releaseOnJvmShutdown(false)
+            .build();
     WriterFenceProcessDefault.install(fence);
     return fence;
   }
@@ -209,9 +197,9 @@ public class WriterFenceAutoConfiguration {
   }
 
   /**
-   * Closes the fence (releasing its held leases), then its advisory-lock store if it has one, when
-   * the context closes, before any DataSource closes. Not lazy: with {@code
-   * spring.main.lazy-initialization} nothing else would create it.
+   * Closes the fence (releasing its held leases), then its store, when the context closes, before
+   * any DataSource closes. Not lazy: with {@code spring.main.lazy-initialization} nothing else
+   * would create it.
    */
   @Bean
   @Lazy(false)

@@ -1,8 +1,6 @@
 package dev.writerfence.spring.boot;
 
-import dev.writerfence.config.WriterFenceSettings;
 import java.util.Objects;
-import java.util.Properties;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -49,24 +47,11 @@ public final class WriterFenceDataSource implements DisposableBean {
    * @return the pool; closed with the application context
    */
   public static WriterFenceDataSource dedicated(WriterFenceProperties properties) {
-    Properties p = new Properties();
-    WriterFenceProperties.Datasource ds = properties.getDatasource();
-    put(p, "datasource.url", ds.getUrl());
-    put(p, "datasource.username", ds.getUsername());
-    put(p, "datasource.password", ds.getPassword());
-    put(p, "datasource.pool-size", String.valueOf(ds.getPoolSize()));
-    put(p, "query-timeout", properties.getQueryTimeout().toMillis() + "ms");
-    DataSource pool = WriterFenceSettings.fromProperties(p).dataSource();
+    DataSource pool = properties.dataSource();
     if (properties.isAdvisory() && HIKARI) {
       Hikari.growTo(pool, properties.getAdvisory().getPoolSize() + 1);
     }
     return new WriterFenceDataSource(pool, true);
-  }
-
-  private static void put(Properties p, String key, String value) {
-    if (value != null) {
-      p.setProperty(WriterFenceSettings.PREFIX + key, value);
-    }
   }
 
   /**

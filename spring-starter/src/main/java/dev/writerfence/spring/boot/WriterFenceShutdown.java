@@ -2,7 +2,7 @@ package dev.writerfence.spring.boot;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.internal.weaving.FencedCalls;
-import dev.writerfence.store.advisory.AdvisoryLockStore;
+import dev.writerfence.spi.LeaseStore;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -18,9 +18,9 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * closes: {@link WriterFence#close()} releases every lease the fence still holds, stops its renewal
  * and refuses later acquires. A fenced call still running then finds its lease released and does
  * not release it again; a release that fails is one warning per lease from the core, and the TTL
- * frees that lease. When the fence runs on the advisory-lock backend, its {@link AdvisoryLockStore}
- * is closed next (any connection still pinned is closed, so the server frees its lock), still
- * before any DataSource closes.
+ * frees that lease. The fence's {@link LeaseStore} is closed next ({@link LeaseStore#close()}: the
+ * advisory-lock backend closes any connection still pinned, so the server frees its lock; the other
+ * backends hold nothing of their own), still before any DataSource closes.
  *
  * <p>Order: this bean depends on the fence (the one injected), so Spring destroys it first, and it
  * registers itself as a dependent of every {@link DataSource} and {@link WriterFenceDataSource}
@@ -73,8 +73,6 @@ public final class WriterFenceShutdown
   public void destroy() {
     WriterFenceProcessDefault.clearIfSame(fence);
     fence.close();
-    if (FencedCalls.store(fence) instanceof AdvisoryLockStore store) {
-      store.close();
-    }
+    FencedCalls.store(fence).close();
   }
 }
