@@ -11,8 +11,15 @@ import org.w3c.dom.NodeList;
 
 /** The modules of the reactor, read from the {@code <modules>} of the POMs, recursively. */
 final class Modules {
-  /** A module's folder, relative to the repository's root, and its packaging. */
-  record Module(Path folder, String packaging) {
+  /** The property that keeps a module, and the modules below it, out of what is published. */
+  private static final String UNPUBLISHED = "writer-fence.unpublished";
+
+  /**
+   * A module's folder, relative to the repository's root, its packaging, its artifactId, and
+   * whether it is published: deployed and released, as no POM from it up to the root sets {@code
+   * writer-fence.unpublished} to {@code true} (aggregators here are also their modules' parents).
+   */
+  record Module(Path folder, String packaging, String artifactId, boolean published) {
     boolean makesJars() {
       return packaging.equals("jar");
     }
@@ -27,11 +34,12 @@ final class Modules {
    */
   static List<Module> under(Path root) throws Exception {
     List<Module> modules = new ArrayList<>();
-    collect(root, Path.of(""), modules);
+    collect(root, Path.of(""), false, modules);
     return modules;
   }
 
-  private static void collect(Path root, Path folder, List<Module> into) throws Exception {
+  private static void collect(Path root, Path folder, boolean unpublished, List<Module> into)
+      throws Exception {
     Document pom =
         DocumentBuilderFactory.newInstance()
             .newDocumentBuilder()
@@ -43,9 +51,18 @@ final class Modules {
           DocumentBuilderFactory.newInstance()
               .newDocumentBuilder()
               .parse(root.resolve(child).resolve("pom.xml").toFile());
-      List<String> packaging = childTexts(childPom.getDocumentElement(), null, "packaging");
-      into.add(new Module(child, packaging.isEmpty() ? "jar" : packaging.get(0)));
-      collect(root, child, into);
+      Element childProject = childPom.getDocumentElement();
+      List<String> packaging = childTexts(childProject, null, "packaging");
+      List<String> unpublishedHere = childTexts(childProject, "properties", UNPUBLISHED);
+      boolean childUnpublished =
+          unpublishedHere.isEmpty() ? unpublished : unpublishedHere.get(0).equals("true");
+      into.add(
+          new Module(
+              child,
+              packaging.isEmpty() ? "jar" : packaging.get(0),
+              childTexts(childProject, null, "artifactId").get(0),
+              !childUnpublished));
+      collect(root, child, childUnpublished, into);
     }
   }
 

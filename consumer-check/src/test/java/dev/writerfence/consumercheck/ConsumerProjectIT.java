@@ -34,7 +34,7 @@ class ConsumerProjectIT {
     Path consumer = work.resolve("consumer");
     PublishedArtifacts.copyRecursively(root.resolve("consumer-check/src/it/consumer"), consumer);
     Path settings = work.resolve("settings.xml");
-    Files.writeString(settings, settings(deployed));
+    Files.writeString(settings, PublishedArtifacts.settings(deployed));
     EmbeddedDatabase database = EmbeddedDatabase.get();
     String output =
         PublishedArtifacts.run(
@@ -80,32 +80,5 @@ class ConsumerProjectIT {
           .as("the parent's test-only BOM " + bom + " reached the consumer")
           .doesNotExist();
     }
-  }
-
-  /**
-   * Maven's user settings for the consumer: Maven Central as usual, writer-fence from the folder.
-   */
-  private static String settings(Path deployed) {
-    return """
-        <settings>
-          <profiles>
-            <profile>
-              <id>writer-fence-deployed</id>
-              <repositories>
-                <repository>
-                  <id>writer-fence-deployed</id>
-                  <url>%s</url>
-                  <releases><enabled>true</enabled></releases>
-                  <snapshots><enabled>true</enabled></snapshots>
-                </repository>
-              </repositories>
-            </profile>
-          </profiles>
-          <activeProfiles>
-            <activeProfile>writer-fence-deployed</activeProfile>
-          </activeProfiles>
-        </settings>
-        """
-        .formatted(deployed.toUri());
   }
 }

@@ -24,8 +24,8 @@ import java.util.stream.Stream;
  * file helpers the consumer ITs share.
  */
 final class PublishedArtifacts {
-  private static final String PUBLISHED =
-      "bom,annotations,bootstrap,core,test-support,aspectj,agent,spring-starter,shedlock";
+  /** The published modules' folders, comma-separated (consumer-check/pom.xml). */
+  private static final String PUBLISHED = System.getProperty("consumer-check.published");
 
   static final Path ROOT = Path.of(System.getProperty("writer-fence.root")).normalize();
   static final Path WORK = ROOT.resolve("consumer-check/target/consumer-check");
@@ -62,6 +62,7 @@ final class PublishedArtifacts {
               "-Dmaven.test.skip=true",
               "-Dspotless.check.skip=true",
               "-DaltDeploymentRepository=local-deploy::" + folder.toUri(),
+              "-Dmaven.repo.local=" + System.getProperty("consumer-check.local-repository"),
               "-pl",
               PUBLISHED,
               "-am"));
@@ -91,6 +92,31 @@ final class PublishedArtifacts {
         assertThat(r.getLong(2)).isEqualTo(Long.parseLong(token.group(1)));
       }
     }
+  }
+
+  /** Maven's user settings for a consumer: Maven Central as usual, writer-fence from the folder. */
+  static String settings(Path deployed) {
+    return """
+        <settings>
+          <profiles>
+            <profile>
+              <id>writer-fence-deployed</id>
+              <repositories>
+                <repository>
+                  <id>writer-fence-deployed</id>
+                  <url>%s</url>
+                  <releases><enabled>true</enabled></releases>
+                  <snapshots><enabled>true</enabled></snapshots>
+                </repository>
+              </repositories>
+            </profile>
+          </profiles>
+          <activeProfiles>
+            <activeProfile>writer-fence-deployed</activeProfile>
+          </activeProfiles>
+        </settings>
+        """
+        .formatted(deployed.toUri());
   }
 
   /** {@code mvn -B -ntp} of the Maven that runs this build, then {@code arguments}. */

