@@ -280,21 +280,11 @@ public final class FenceLease {
   }
 
   /**
-   * The fence's record of this hold: the one owner of its state.
-   *
-   * @throws IllegalArgumentException when another copy of writer-fence took the lease
+   * @return where this view reads its lease's state: the holding copy of core's own record, or
+   *     another copy's stack entry
    */
-  HeldLease held() {
-    if (held instanceof HeldLease lease) {
-      return lease;
-    }
-    throw new IllegalArgumentException(
-        "writer-fence: the lease of fence '"
-            + fenceName
-            + "' ("
-            + FencingTokens.inWords(fencingToken)
-            + ") was taken by another copy of writer-fence in this JVM (the agent's); the fenced"
-            + " call that took it releases it");
+  State state() {
+    return held;
   }
 
   /**

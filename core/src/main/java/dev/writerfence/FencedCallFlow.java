@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A fenced call's arc, read top to bottom in {@link #enter}: the one entry of every fenced call of
- * a {@link WriterFence} (its API, the weaving modes through {@link WeavingEntry}).
+ * a {@link WriterFence} (its API, and the weaving modes, to which the fence hands this flow as its
+ * {@link FencedCalls.Core}).
  *
  * <ol>
  *   <li><b>Join</b> a hold the thread has of the fence name in this fence's domain ({@link
@@ -41,7 +42,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (ADR 34): the steps of the first attempt are written out in {@link #enter}, and what only a
  * contended, failing or listened-to call needs is in the methods below it.
  */
-final class FencedCallFlow {
+final class FencedCallFlow implements FencedCalls.Core {
   private final LeaseStore store;
   private final RenewingLease.Context keeping;
   private final FenceListener listener; // null: none, and nothing is told
@@ -83,7 +84,8 @@ final class FencedCallFlow {
    * @param call the checked call; never {@code null}
    * @return the call, to exit once, on this thread
    */
-  FencedCall enter(FencedCalls.Call call) {
+  @Override
+  public FencedCall enter(FencedCalls.Call call) {
     String fenceName = call.fenceName();
     BusyRetryPolicy policy = call.retryPolicy();
     String advisoryKey = call.advisoryKey();
@@ -293,7 +295,8 @@ final class FencedCallFlow {
     return listener;
   }
 
-  LeaseStore store() {
+  @Override
+  public LeaseStore store() {
     return store;
   }
 
@@ -344,22 +347,5 @@ final class FencedCallFlow {
             .retryOnException(e -> e instanceof TransientLeaseStoreException)
             .failAfterMaxAttempts(false)
             .build());
-  }
-
-  /**
-   * The weaving entry points' way in ({@link FencedCalls.Core}), installed once by {@link
-   * WriterFence}: a woven call runs no code of {@link WriterFence} itself, which is the user API
-   * over this flow.
-   */
-  static final class WeavingEntry implements FencedCalls.Core {
-    @Override
-    public FencedCall enter(WriterFence fence, FencedCalls.Call call) {
-      return fence.flow.enter(call);
-    }
-
-    @Override
-    public LeaseStore store(WriterFence fence) {
-      return fence.flow.store;
-    }
   }
 }

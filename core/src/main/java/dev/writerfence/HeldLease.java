@@ -154,6 +154,24 @@ final class HeldLease implements FencedCall, FenceLease.State {
     return held;
   }
 
+  /**
+   * The fence's record of the hold {@code lease} views: the one owner of its state.
+   *
+   * @throws IllegalArgumentException when another copy of writer-fence took the lease
+   */
+  static HeldLease of(FenceLease lease) {
+    if (lease.state() instanceof HeldLease held) {
+      return held;
+    }
+    throw new IllegalArgumentException(
+        "writer-fence: the lease of fence '"
+            + lease.fenceName()
+            + "' ("
+            + FencingTokens.inWords(lease.fencingToken())
+            + ") was taken by another copy of writer-fence in this JVM (the agent's); the fenced"
+            + " call that took it releases it");
+  }
+
   /** The view applications see, made once, when first asked for. */
   FenceLease view() {
     FenceLease v = view;

@@ -9,6 +9,7 @@ import dev.writerfence.context.HoldCarryingScheduledExecutorService;
 import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.internal.weaving.FencedCall;
 import dev.writerfence.internal.weaving.FencedCalls;
+import dev.writerfence.internal.weaving.WeavableFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.store.lease.PgLeaseStore;
@@ -80,7 +81,7 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe; build one per application and share it.
  */
-public final class WriterFence implements AutoCloseable {
+public final class WriterFence extends WeavableFence implements AutoCloseable {
   /**
    * TTL used when neither the request nor the builder sets one: 30 seconds, whether renewal is on
    * (the default) or off.
@@ -99,20 +100,25 @@ public final class WriterFence implements AutoCloseable {
   /** Query timeout used when the builder sets none: 10 seconds. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-  static {
-    // The weaving modes' entry points live in an internal package, not on the user API; they reach
-    // the fence's flow through this entry, so a woven call runs no code of WriterFence itself.
-    FencedCalls.install(new FencedCallFlow.WeavingEntry());
-  }
-
-  // The one field the weaving entry reads: the fence's flow, which runs every fenced call.
-  final FencedCallFlow flow;
+  // The flow that runs every fenced call. It is also handed to WeavableFence, through which the
+  // weaving modes' entry points (an internal package, not the user API) reach it: a woven call runs
+  // no code of WriterFence itself.
+  private final FencedCallFlow flow;
 
   private final FenceRuntime runtime;
 
   private WriterFence(Builder b) {
-    this.runtime = FenceRuntime.of(b);
-    this.flow = new FencedCallFlow(runtime);
+    this(FenceRuntime.of(b));
+  }
+
+  private WriterFence(FenceRuntime runtime) {
+    this(runtime, new FencedCallFlow(runtime));
+  }
+
+  private WriterFence(FenceRuntime runtime, FencedCallFlow flow) {
+    super(flow);
+    this.runtime = runtime;
+    this.flow = flow;
   }
 
   /**
@@ -316,7 +322,7 @@ public final class WriterFence implements AutoCloseable {
    *     after its TTL
    */
   public boolean release(FenceLease lease) {
-    HeldLease held = Objects.requireNonNull(lease, "lease").held();
+    HeldLease held = HeldLease.of(Objects.requireNonNull(lease, "lease"));
     HeldFences.pop(lease); // on this thread; one released elsewhere drops off the stack later
     return held.release();
   }
@@ -511,6 +517,7 @@ public final class WriterFence implements AutoCloseable {
   /**
    * @return the busy retry policy used when a request sets none
    */
+  @Override
   public BusyRetryPolicy defaultRetryPolicy() {
     return runtime.defaultRetryPolicy();
   }

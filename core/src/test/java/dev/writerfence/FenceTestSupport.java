@@ -53,7 +53,7 @@ abstract class FenceTestSupport {
     List<HeldFenceStack.Entry> left = HeldFenceStack.held();
     for (HeldFenceStack.Entry entry : left) { // so that the next test starts clean
       if (entry.lease() instanceof FenceLease lease) {
-        lease.held().release();
+        HeldLease.of(lease).release();
       }
       HeldFenceStack.pop(entry.lease());
     }

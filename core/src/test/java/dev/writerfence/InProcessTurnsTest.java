@@ -249,7 +249,7 @@ class InProcessTurnsTest extends FenceTestSupport {
     try (WriterFence fence = fence()) {
       FenceLease held = fence.acquire(request("holder"));
 
-      held.held().releaseBefore(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+      HeldLease.of(held).releaseBefore(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
 
       assertThat(status(fence).state()).isEqualTo("free");
       assertThat(

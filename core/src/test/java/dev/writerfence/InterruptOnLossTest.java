@@ -219,7 +219,7 @@ class InterruptOnLossTest extends FenceTestSupport {
                                 fence.runWithLease(
                                     r,
                                     lease -> {
-                                      HeldLease held = lease.held();
+                                      HeldLease held = HeldLease.of(lease);
                                       // Busy, not blocked: an interrupt only sets the flag.
                                       while (held.nanosLeft() > aroundDeadline) {
                                         Thread.onSpinWait();

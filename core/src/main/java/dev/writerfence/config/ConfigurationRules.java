@@ -7,6 +7,7 @@ import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStoreProvider;
+import dev.writerfence.store.BackendRegistry;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,6 +6,7 @@ import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.LeaseStoreProvider;
+import dev.writerfence.store.BackendRegistry;
 import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.rpc.LeaseRpcContract;
 import java.time.Duration;

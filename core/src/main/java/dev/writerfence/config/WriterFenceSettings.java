@@ -4,6 +4,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.internal.config.Setting;
 import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.store.BackendRegistry;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import java.time.Duration;
 import java.util.Map;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.internal.config.SettingsCatalog;
+import dev.writerfence.store.BackendRegistry;
 import dev.writerfence.store.advisory.AdvisoryLockStoreProvider;
 import dev.writerfence.store.lease.PgLeaseStoreProvider;
 import dev.writerfence.store.rpc.LeaseRpcStoreProvider;

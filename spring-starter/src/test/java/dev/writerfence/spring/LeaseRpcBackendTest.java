@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
-import dev.writerfence.config.BackendRegistry;
 import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.schema.LeaseRpcCompatibility;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
+import dev.writerfence.store.BackendRegistry;
 import dev.writerfence.store.rpc.LeaseRpcContract;
 import dev.writerfence.store.rpc.LeaseRpcStore;
 import dev.writerfence.testing.EmbeddedDatabase;

@@ -1,7 +1,6 @@
 package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceRequest;
-import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceInterruptedException;
 import dev.writerfence.WriterFenceUnavailableException;
@@ -16,34 +15,30 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * The one entry point every weaving mode calls (AspectJ, Spring AOP, the agent): a fenced call of a
- * {@link WriterFence}, around a method ({@link #proceed}) or in its enter/exit form ({@link
+ * {@code WriterFence}, around a method ({@link #proceed}) or in its enter/exit form ({@link
  * #enter}, then {@link FencedCall#exit}).
  */
 public final class FencedCalls {
-  private static volatile Core core;
-
   private FencedCalls() {}
 
   /**
-   * What core's {@link WriterFence} lends this class, so that its weaving entry points need not be
-   * public methods of the user API. Core installs it before the first {@link WriterFence} exists;
-   * nothing else may.
+   * What a fence's flow offers the weaving entry: a {@code WriterFence} hands its flow to {@link
+   * WeavableFence} when it is built, so its weaving entry points need not be public methods of the
+   * user API.
    */
   public interface Core {
     /**
-     * The enter half of a fenced call: see {@link FencedCalls#enter(WriterFence, FenceRequest)}.
+     * The enter half of a fenced call: see {@link FencedCalls#enter(WeavableFence, FenceRequest)}.
      *
-     * @param fence the fence; never {@code null}
      * @param call the checked call; never {@code null}
      * @return the call, to exit after the method; never {@code null}
      */
-    FencedCall enter(WriterFence fence, Call call);
+    FencedCall enter(Call call);
 
     /**
-     * @param fence the fence; never {@code null}
-     * @return the backend that fence uses
+     * @return the backend the fence uses; never {@code null}
      */
-    LeaseStore store(WriterFence fence);
+    LeaseStore store();
   }
 
   /**
@@ -100,20 +95,6 @@ public final class FencedCalls {
   }
 
   /**
-   * Called once, by core, before the first {@link WriterFence} exists.
-   *
-   * @param installed core's side; never {@code null}
-   * @throws IllegalStateException when one was installed already
-   */
-  public static synchronized void install(Core installed) {
-    Objects.requireNonNull(installed, "installed");
-    if (core != null) {
-      throw new IllegalStateException("writer-fence: FencedCalls is installed by WriterFence only");
-    }
-    core = installed;
-  }
-
-  /**
    * The enter half of a fenced call, for advice that runs before and after a method instead of
    * around it (the agent's Byte Buddy advice). Inside a hold of the same fence name in the fence's
    * domain on this thread (of a fenced call or of an {@code acquire}/{@code tryAcquire} not yet
@@ -132,29 +113,29 @@ public final class FencedCalls {
    * @throws WriterFenceUnavailableException when the lease could not be confirmed; the method must
    *     not run
    */
-  public static FencedCall enter(WriterFence fence, FenceRequest request) {
+  public static FencedCall enter(WeavableFence fence, FenceRequest request) {
     return enter(fence, request, null);
   }
 
   /**
-   * The same as {@link #enter(WriterFence, FenceRequest)}, for advice that knows the fenced method:
-   * a lease taken here names it as its taker, which the audit's writer map shows.
+   * The same as {@link #enter(WeavableFence, FenceRequest)}, for advice that knows the fenced
+   * method: a lease taken here names it as its taker, which the audit's writer map shows.
    *
    * @param fence the fence; never {@code null}
    * @param request the request; never {@code null}
    * @param takenBy the fenced method, as {@code com.acme.Uploader.upload(String)}; {@code null} for
    *     the first frame outside writer-fence's own packages
    * @return the call, to exit after the method; never {@code null}
-   * @throws WriterFenceBusyException as {@link #enter(WriterFence, FenceRequest)}
-   * @throws WriterFenceInterruptedException as {@link #enter(WriterFence, FenceRequest)}
-   * @throws WriterFenceUnavailableException as {@link #enter(WriterFence, FenceRequest)}
+   * @throws WriterFenceBusyException as {@link #enter(WeavableFence, FenceRequest)}
+   * @throws WriterFenceInterruptedException as {@link #enter(WeavableFence, FenceRequest)}
+   * @throws WriterFenceUnavailableException as {@link #enter(WeavableFence, FenceRequest)}
    */
-  public static FencedCall enter(WriterFence fence, FenceRequest request, String takenBy) {
-    return core(fence).enter(fence, Call.of(request, takenBy));
+  public static FencedCall enter(WeavableFence fence, FenceRequest request, String takenBy) {
+    return core(fence).enter(Call.of(request, takenBy));
   }
 
   /**
-   * A fenced call around an advised method. Like {@link WriterFence#call}, and when the invocation
+   * A fenced call around an advised method. Like {@code WriterFence.call}, and when the invocation
    * returns a {@link CompletionStage}, the lease is kept until that stage completes. If {@code
    * declaredReturnType} can hold a {@link CompletableFuture}, a future that completes after the
    * release is returned; otherwise the method's own stage is returned and the release follows its
@@ -174,7 +155,7 @@ public final class FencedCalls {
    * @throws Throwable what the method threw, with any release failure attached as suppressed
    */
   public static Object proceed(
-      WriterFence fence,
+      WeavableFence fence,
       FenceRequest request,
       Class<?> declaredReturnType,
       FencedInvocation invocation)
@@ -185,22 +166,21 @@ public final class FencedCalls {
   }
 
   /**
-   * Core's side, for an entry point that keeps it to skip this class on every call ({@code
+   * The fence's flow, for an entry point that reads it to skip this class on every call ({@code
    * FencedMethods}).
    *
-   * @param fence any fence; its existence proves core's side is installed; never {@code null}
-   * @return core's side; never {@code null}
+   * @param fence the fence; never {@code null}
+   * @return its flow; never {@code null}
    */
-  public static Core core(WriterFence fence) {
-    Objects.requireNonNull(fence, "fence");
-    return core;
+  public static Core core(WeavableFence fence) {
+    return fence.core;
   }
 
   /**
    * @param fence the fence; never {@code null}
    * @return the backend that fence uses: its exclusion domain, for the held-fence stack
    */
-  public static LeaseStore store(WriterFence fence) {
-    return core(fence).store(fence);
+  public static LeaseStore store(WeavableFence fence) {
+    return core(fence).store();
   }
 }

@@ -2,7 +2,6 @@ package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.HolderLabel;
-import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
@@ -44,9 +43,6 @@ public final class FencedMethods {
   private static final ConcurrentMap<Method, Optional<FencedMethod>> CACHE =
       new ConcurrentHashMap<>();
 
-  // Core's side of the weaving entry points, kept after the first call.
-  private static volatile FencedCalls.Core core;
-
   private FencedMethods() {}
 
   /**
@@ -72,7 +68,7 @@ public final class FencedMethods {
    * @throws Throwable what {@link FencedCalls#proceed} throws
    */
   public static Object proceed(
-      WriterFence fence, Method method, Object[] args, FencedInvocation invocation)
+      WeavableFence fence, Method method, Object[] args, FencedInvocation invocation)
       throws Throwable {
     return proceed(fence, method, args, invocation, null);
   }
@@ -92,7 +88,7 @@ public final class FencedMethods {
    * @throws Throwable what {@link FencedCalls#proceed} throws
    */
   public static Object proceed(
-      WriterFence fence,
+      WeavableFence fence,
       Method method,
       Object[] args,
       FencedInvocation invocation,
@@ -121,13 +117,9 @@ public final class FencedMethods {
     return m.proceed(fence, args, method.getReturnType(), invocation);
   }
 
-  private static FencedCalls.Core core(WriterFence fence) {
-    FencedCalls.Core c = core;
-    if (c == null) {
-      c = FencedCalls.core(fence);
-      core = c;
-    }
-    return c;
+  /** The fence's flow, read here so that a woven call does not pass through FencedCalls. */
+  private static FencedCalls.Core core(WeavableFence fence) {
+    return fence.core;
   }
 
   /**
@@ -359,16 +351,19 @@ public final class FencedMethods {
      *     THROW})
      */
     public Object proceed(
-        WriterFence fence, Object[] args, Class<?> declaredReturnType, FencedInvocation invocation)
+        WeavableFence fence,
+        Object[] args,
+        Class<?> declaredReturnType,
+        FencedInvocation invocation)
         throws Throwable {
       FencedCalls.Core c = core(fence);
       if (lazy != null) {
         FencedCalls.Call call = call(fence, args, false);
-        return lazy.defer(declaredReturnType, () -> c.enter(fence, call), invocation);
+        return lazy.defer(declaredReturnType, () -> c.enter(call), invocation);
       }
       FencedCall entered;
       try {
-        entered = c.enter(fence, call(fence, args, interruptOnLoss));
+        entered = c.enter(call(fence, args, interruptOnLoss));
       } catch (WriterFenceBusyException busy) {
         if (skip == null) {
           throw busy;
@@ -401,7 +396,7 @@ public final class FencedMethods {
      * @throws Throwable busy, unavailable or interrupted before the method runs; what it threw
      */
     public Object proceedSuspending(
-        WriterFence fence,
+        WeavableFence fence,
         Object[] args,
         Class<?> continuationType,
         LazyResults.SuspendInvocation invocation)
@@ -411,7 +406,7 @@ public final class FencedMethods {
       }
       FencedCalls.Core c = core(fence);
       FencedCalls.Call call = call(fence, args, false);
-      return lazy.callSuspending(continuationType, args, () -> c.enter(fence, call), invocation);
+      return lazy.callSuspending(continuationType, args, () -> c.enter(call), invocation);
     }
 
     /** The call's advisory key text, or {@code null} when calls lock the key scheme's key. */
@@ -433,7 +428,7 @@ public final class FencedMethods {
      * @param interrupt whether the calling thread is interrupted on loss
      * @throws IllegalArgumentException when the fence name cannot be resolved from the arguments
      */
-    private FencedCalls.Call call(WriterFence fence, Object[] args, boolean interrupt) {
+    private FencedCalls.Call call(WeavableFence fence, Object[] args, boolean interrupt) {
       if (constantCall != null) {
         return constantCall;
       }

@@ -1,4 +1,4 @@
-package dev.writerfence.config;
+package dev.writerfence.store;
 
 import dev.writerfence.spi.LeaseStoreProvider;
 import java.util.ArrayList;
