@@ -305,12 +305,7 @@ public class WriterFenceProperties implements Validator, EnvironmentAware {
       for (String unknown : CatalogKeys.unknownKeys(p.environment)) {
         errors.reject(
             "writer-fence.unknown",
-            unknown
-                + ": unknown setting; known settings: "
-                + SettingsCatalog.knownKeys()
-                + " (under "
-                + PREFIX
-                + ".)");
+            unknown + ": " + CatalogKeys.whyUnknown(unknown) + " (under " + PREFIX + ".)");
       }
     }
     check(errors, "holder", () -> FenceArguments.holderLabel(p.holder));
