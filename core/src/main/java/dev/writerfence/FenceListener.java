@@ -1,6 +1,5 @@
 package dev.writerfence;
 
-import dev.writerfence.store.LeaseStatus;
 import java.time.Duration;
 import java.util.Optional;
 

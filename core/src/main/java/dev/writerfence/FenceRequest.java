@@ -1,7 +1,7 @@
 package dev.writerfence;
 
+import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.spi.FenceArguments;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -202,13 +202,14 @@ public final class FenceRequest {
      * A call that returns a {@code CompletionStage} is interrupted only until it returns; {@link
      * FenceLease#onLost} can cancel the stage's own work. A fenced method returning a lazy result
      * (a Reactor {@code Mono} or {@code Flux}, an RxJava 3 type; {@code
-     * dev.writerfence.weaving.LazyResults}) interrupts no thread: each subscription is cancelled
-     * when its lease is lost, and fails with {@link FenceLostException}. Default {@code false}: the
-     * guarded code polls {@link FenceLease#checkValid()} or registers {@link FenceLease#onLost}.
-     * For fenced calls ({@code call}, {@code run}, {@code callWithLease}, {@code runWithLease},
-     * {@code callAsync}, the weaving modes' entry points); {@code acquire} and {@code tryAcquire},
-     * whose caller may release on any thread, ignore it. A release (the call's own, {@link
-     * WriterFence#close}, the JVM shutdown hook) is no loss and interrupts nothing.
+     * dev.writerfence.internal.weaving.LazyResults}) interrupts no thread: each subscription is
+     * cancelled when its lease is lost, and fails with {@link FenceLostException}. Default {@code
+     * false}: the guarded code polls {@link FenceLease#checkValid()} or registers {@link
+     * FenceLease#onLost}. For fenced calls ({@code call}, {@code run}, {@code callWithLease},
+     * {@code runWithLease}, {@code callAsync}, the weaving modes' entry points); {@code acquire}
+     * and {@code tryAcquire}, whose caller may release on any thread, ignore it. A release (the
+     * call's own, {@link WriterFence#close}, the JVM shutdown hook) is no loss and interrupts
+     * nothing.
      *
      * @param interrupt {@code true} to interrupt
      * @return this builder

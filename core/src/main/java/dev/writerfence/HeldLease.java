@@ -2,8 +2,8 @@ package dev.writerfence;
 
 import dev.writerfence.LeaseAcquirer.LocalTurns;
 import dev.writerfence.bootstrap.HeldFenceStack;
-import dev.writerfence.spi.FencedCall;
-import dev.writerfence.spi.FencedInvocation;
+import dev.writerfence.internal.weaving.FencedCall;
+import dev.writerfence.internal.weaving.FencedInvocation;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.TransientLeaseStoreException;
 import java.lang.invoke.MethodHandles;

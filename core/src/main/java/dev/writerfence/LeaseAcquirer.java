@@ -2,15 +2,14 @@ package dev.writerfence;
 
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.context.HeldFences;
+import dev.writerfence.internal.weaving.FencedCall;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.spi.FencedCall;
-import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.TransientLeaseStoreException;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.LeaseStatus;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;

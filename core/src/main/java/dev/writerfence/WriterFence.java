@@ -6,15 +6,14 @@ import dev.writerfence.context.HeldFences;
 import dev.writerfence.context.HoldCarryingExecutor;
 import dev.writerfence.context.HoldCarryingExecutorService;
 import dev.writerfence.context.HoldCarryingScheduledExecutorService;
+import dev.writerfence.internal.FenceArguments;
+import dev.writerfence.internal.weaving.FencedCall;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.spi.FenceArguments;
-import dev.writerfence.spi.FencedCall;
-import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.spi.TransientLeaseStoreException;
-import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.lease.PgLeaseStore;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -105,7 +104,7 @@ public final class WriterFence implements AutoCloseable {
   public static final Duration DEFAULT_QUEUE_POLL_INTERVAL = Duration.ofMillis(10);
 
   /** The shortest renewal interval a builder accepts: 100 milliseconds. */
-  public static final Duration MIN_RENEW_INTERVAL = Duration.ofMillis(100);
+  public static final Duration MIN_RENEW_INTERVAL = FenceArguments.MIN_RENEW_INTERVAL;
 
   /** Query timeout used when the builder sets none: 10 seconds. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.bootstrap.HeldFenceStack;
+import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.testing.OtherWriter;
-import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.CountingListener;
 import dev.writerfence.testing.ForkedJvm;
@@ -19,7 +19,6 @@ import dev.writerfence.testing.Pools;
 import dev.writerfence.testing.RecordingLeaseStore;
 import dev.writerfence.testing.SwitchableDataSource;
 import dev.writerfence.testing.WriterProcess;
-import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

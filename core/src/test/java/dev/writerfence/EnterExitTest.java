@@ -3,7 +3,7 @@ package dev.writerfence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.writerfence.spi.FencedCall;
+import dev.writerfence.internal.weaving.FencedCall;
 import dev.writerfence.testing.OtherWriter;
 import dev.writerfence.testing.SwitchableDataSource;
 import java.util.concurrent.CompletableFuture;

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.store.QueuedWaiter;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.OtherWriter;

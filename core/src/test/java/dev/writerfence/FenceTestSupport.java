@@ -7,7 +7,6 @@ import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.EmbeddedDatabase;

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.testing.OtherWriter;
-import dev.writerfence.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.writerfence.context.HeldFences;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.spi.FencedCalls;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.OtherWriter;
 import dev.writerfence.testing.RecordingLeaseStore;

@@ -3,7 +3,7 @@ package dev.writerfence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 

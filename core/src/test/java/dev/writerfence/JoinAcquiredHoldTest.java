@@ -3,8 +3,8 @@ package dev.writerfence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.writerfence.internal.weaving.FencedCall;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.spi.FencedCall;
 import dev.writerfence.testing.RecordingLeaseStore;
 import java.io.IOException;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.annotation.WriterFenced;
-import dev.writerfence.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;

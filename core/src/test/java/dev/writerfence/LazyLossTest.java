@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.testing.CountingListener;
-import dev.writerfence.weaving.FencedMethods;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Flowable;
 import io.reactivex.rxjava3.core.Maybe;

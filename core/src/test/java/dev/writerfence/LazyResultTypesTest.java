@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.internal.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.LazyResults;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.weaving.FencedMethods;
-import dev.writerfence.weaving.LazyResults;
 import io.reactivex.rxjava3.core.Single;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.testing.OtherWriter;
-import dev.writerfence.weaving.FencedMethods;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Maybe;
 import io.reactivex.rxjava3.core.Observable;

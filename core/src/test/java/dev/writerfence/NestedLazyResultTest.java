@@ -3,8 +3,7 @@ package dev.writerfence;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.annotation.WriterFenced;
-import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;

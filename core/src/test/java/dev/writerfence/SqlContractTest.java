@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.StoreLease;
-import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.ContractCalls;
 import java.math.BigDecimal;

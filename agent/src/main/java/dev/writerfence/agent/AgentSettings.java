@@ -1,7 +1,7 @@
 package dev.writerfence.agent;
 
-import dev.writerfence.config.Setting;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.Setting;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;

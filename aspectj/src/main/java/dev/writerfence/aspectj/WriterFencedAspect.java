@@ -2,7 +2,7 @@ package dev.writerfence.aspectj;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.ProcessFence;
-import dev.writerfence.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;

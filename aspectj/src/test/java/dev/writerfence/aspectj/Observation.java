@@ -23,7 +23,8 @@ record Observation(Optional<FenceLease> lease, long adviceFrames) {
                 s ->
                     s.filter(
                             f ->
-                                f.getClassName().equals("dev.writerfence.weaving.FencedMethods")
+                                f.getClassName()
+                                        .equals("dev.writerfence.internal.weaving.FencedMethods")
                                     && f.getMethodName().equals("proceed"))
                         .count());
     return new Observation(WriterFence.current(fenceName), frames);

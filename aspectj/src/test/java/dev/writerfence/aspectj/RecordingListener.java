@@ -3,7 +3,7 @@ package dev.writerfence.aspectj;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceListener;
 import dev.writerfence.FenceRequest;
-import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.LeaseStatus;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,8 +1,8 @@
 package dev.writerfence.cli;
 
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
+import dev.writerfence.internal.weaving.FencedMethods.FenceNameTemplate;
 import dev.writerfence.store.advisory.AdvisoryKeys;
-import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

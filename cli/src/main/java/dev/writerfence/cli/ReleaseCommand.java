@@ -1,6 +1,6 @@
 package dev.writerfence.cli;
 
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -151,7 +151,7 @@ public final class WriterFenceCli implements Runnable {
       message = message.substring("writer-fence: ".length());
     }
     err.println(cli.getCommandSpec().qualifiedName() + ": " + message);
-    if (Boolean.getBoolean(dev.writerfence.config.SettingsCatalog.DEBUG.property())) {
+    if (Boolean.getBoolean(dev.writerfence.internal.config.SettingsCatalog.DEBUG.property())) {
       e.printStackTrace(err);
     }
     err.flush();

@@ -1,7 +1,8 @@
 package dev.writerfence.config;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.weaving.WeavingCheck;
+import dev.writerfence.internal.config.SettingsCatalog;
+import dev.writerfence.internal.weaving.WeavingCheck;
 import java.util.Properties;
 
 /**

@@ -1,6 +1,8 @@
 package dev.writerfence.config;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.internal.config.Setting;
+import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.advisory.AdvisoryLockStore;

@@ -1,6 +1,6 @@
 package dev.writerfence.schema;
 
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,8 +1,8 @@
 package dev.writerfence.spi;
 
+import dev.writerfence.LeaseStatus;
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.WriterFenceUnavailableException;
-import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.writerfence.spi;
 
+import dev.writerfence.internal.FenceArguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;

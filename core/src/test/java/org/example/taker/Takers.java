@@ -6,7 +6,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
-import dev.writerfence.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethods;
 import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;

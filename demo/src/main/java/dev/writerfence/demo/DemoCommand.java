@@ -1,7 +1,7 @@
 package dev.writerfence.demo;
 
 import dev.writerfence.cli.DatabaseOptions;
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.writerfence.demo;
 
-import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.LeaseStatus;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.io.PrintWriter;
 import java.net.URI;

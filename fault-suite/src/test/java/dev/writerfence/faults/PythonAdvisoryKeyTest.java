@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceListener;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.LeaseStatus;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
-import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
-import dev.writerfence.weaving.FencedMethods;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

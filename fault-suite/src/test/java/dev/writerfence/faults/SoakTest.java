@@ -3,8 +3,8 @@ package dev.writerfence.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.writerfence.LeaseStatus;
 import dev.writerfence.WriterFence;
-import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.testing.CriticalSections;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.Fairness;

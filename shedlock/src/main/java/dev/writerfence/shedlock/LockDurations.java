@@ -1,6 +1,6 @@
 package dev.writerfence.shedlock;
 
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
 import java.time.Duration;
 
 /**

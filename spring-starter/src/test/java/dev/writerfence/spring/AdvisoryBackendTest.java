@@ -10,7 +10,7 @@ import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
-import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.spring.actuate.WriterFenceHealthIndicator;
 import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceListener;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.LeaseStatus;
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
-import dev.writerfence.store.LeaseStatus;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package dev.writerfence.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
-import dev.writerfence.config.Setting;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.Setting;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -3,9 +3,9 @@ package dev.writerfence.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.Setting;
-import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.internal.config.Setting;
+import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceProperties;
 import dev.writerfence.testing.EmbeddedDatabase;

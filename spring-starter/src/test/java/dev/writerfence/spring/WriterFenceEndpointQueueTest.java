@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.WriterFence;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spring.actuate.WriterFenceEndpoint;
-import dev.writerfence.store.QueuedWaiter;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;

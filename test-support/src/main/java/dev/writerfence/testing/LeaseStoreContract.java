@@ -3,13 +3,13 @@ package dev.writerfence.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.writerfence.LeaseStatus;
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.WriterFence;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.QueuedWaiter;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,12 +1,12 @@
 package dev.writerfence.testing;
 
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.LeaseStatus;
+import dev.writerfence.QueuedWaiter;
+import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -1,11 +1,11 @@
 package dev.writerfence.testing;
 
+import dev.writerfence.LeaseStatus;
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -3,11 +3,11 @@ package dev.writerfence.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.QueuedWaiter;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

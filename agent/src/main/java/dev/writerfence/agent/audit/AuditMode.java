@@ -1,7 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentConfigurationException;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.util.Locale;
 
 /** {@code writer-fence.audit.mode}: what happens to a storage write made while no fence is held. */

@@ -2,8 +2,8 @@ package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentSettings;
-import dev.writerfence.config.Setting;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.Setting;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentLog;
-import dev.writerfence.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethods;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -15,8 +15,8 @@ import dev.writerfence.agent.AgentSettings;
 import dev.writerfence.agent.FailClosed;
 import dev.writerfence.agent.Prefilter;
 import dev.writerfence.bootstrap.FencingAgent;
-import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.lang.instrument.Instrumentation;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +34,8 @@ import net.bytebuddy.matcher.ElementMatchers;
  * Fences methods of code that cannot be recompiled: those that {@code fence.methods} names, and
  * those carrying {@code @WriterFenced} that the AspectJ aspect did not weave. A legacy method gets
  * what an annotated one gets (try-semantics, busy retry, re-entrancy, release with the minted
- * token, fail closed) from core's {@link dev.writerfence.spi.FencedCall}, through inlined advice.
+ * token, fail closed) from core's {@link dev.writerfence.internal.weaving.FencedCall}, through
+ * inlined advice.
  *
  * <p>On when {@code fence.methods} or {@code datasource.url} is set. Premain only parses and checks
  * the settings; the matchers are built with Byte Buddy when the first candidate class loads, and

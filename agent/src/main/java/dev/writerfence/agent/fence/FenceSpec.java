@@ -2,11 +2,11 @@ package dev.writerfence.agent.fence;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.annotation.OnBusy;
+import dev.writerfence.internal.weaving.FencedMethods.FenceNameTemplate;
+import dev.writerfence.internal.weaving.FencedMethods.FencedMethod;
+import dev.writerfence.internal.weaving.FencedMethods.SkipOnBusy;
+import dev.writerfence.internal.weaving.LazyResults;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
-import dev.writerfence.weaving.FencedMethods.FencedMethod;
-import dev.writerfence.weaving.FencedMethods.SkipOnBusy;
-import dev.writerfence.weaving.LazyResults;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -158,7 +158,8 @@ final class FenceSpec {
 
   /**
    * @return a stand-in for the method's return type, for {@link
-   *     dev.writerfence.spi.FencedCall#exit}: {@link CompletableFuture} when it can hold one
+   *     dev.writerfence.internal.weaving.FencedCall#exit}: {@link CompletableFuture} when it can
+   *     hold one
    */
   Class<?> exitReturnType() {
     return exitReturnType;

@@ -2,8 +2,8 @@ package dev.writerfence.agent.fence;
 
 import dev.writerfence.agent.AgentLog;
 import dev.writerfence.annotation.WriterFenced;
-import dev.writerfence.weaving.FencedMethods;
-import dev.writerfence.weaving.LazyResults;
+import dev.writerfence.internal.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.LazyResults;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

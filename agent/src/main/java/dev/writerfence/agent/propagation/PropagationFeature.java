@@ -13,7 +13,7 @@ import dev.writerfence.agent.AgentSettings;
 import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditFeature;
 import dev.writerfence.agent.fence.FenceFeature;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.lang.instrument.Instrumentation;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.description.method.MethodDescription;

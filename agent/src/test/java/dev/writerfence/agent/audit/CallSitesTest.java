@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.acme.sites.TwoCallSites;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.ProcessFence;
+import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.store.lease.PgLeaseStore;
-import dev.writerfence.weaving.FencedMethods;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ class CallSitesTest {
   @Test
   void projectPackagesAreDerivedFromCoreAndTheAgentNotListed() {
     assertThat(ProjectPackages.packagesBelow(WriterFence.class))
-        .contains("config", "context", "retry", "schema", "store", "weaving")
+        .contains("config", "context", "retry", "schema", "store", "internal")
         .doesNotContain("agent", "samples");
     assertThat(ProjectPackages.prefixes())
         .contains(

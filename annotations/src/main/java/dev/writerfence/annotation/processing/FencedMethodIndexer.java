@@ -24,7 +24,8 @@ import javax.tools.StandardLocation;
 /**
  * An annotation processor that writes the index of the {@code @WriterFenced} methods of one
  * compilation to {@value #INDEX}: the methods that must run under a fence, for the start-up check
- * of writer-fence-core ({@code dev.writerfence.weaving.WeavingCheck}) to find them unwoven.
+ * of writer-fence-core ({@code dev.writerfence.internal.weaving.WeavingCheck}) to find them
+ * unwoven.
  *
  * <p>It is not registered as a service, so it never runs by surprise in a build that merely has
  * this jar on its class path: name it, for example with the maven-compiler-plugin's {@code

@@ -27,7 +27,8 @@ public class LtwWriter {
                 s ->
                     s.filter(
                             f ->
-                                f.getClassName().equals("dev.writerfence.weaving.FencedMethods")
+                                f.getClassName()
+                                        .equals("dev.writerfence.internal.weaving.FencedMethods")
                                     && f.getMethodName().equals("proceed"))
                         .count());
   }

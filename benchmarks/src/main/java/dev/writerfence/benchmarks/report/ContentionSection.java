@@ -1,13 +1,11 @@
 package dev.writerfence.benchmarks.report;
 
-import static dev.writerfence.benchmarks.report.Report.fmt;
+import static dev.writerfence.benchmarks.report.Format.fmt;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.benchmarks.measure.ContentionShape;
 import dev.writerfence.benchmarks.report.JmhResults.Row;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +21,6 @@ import org.jfree.data.category.DefaultCategoryDataset;
  */
 final class ContentionSection {
   static final int[] THREADS = {1, 2, 8, 32, 64};
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The files of one shape and how to name it. */
   private record Run(
@@ -139,7 +135,7 @@ final class ContentionSection {
         if (r.isEmpty()) {
           continue;
         }
-        JsonNode side = readOrNull(run.recordFile().of(backend, threads));
+        JsonNode side = RunFiles.readOrNull(out, run.recordFile().of(backend, threads));
         double wonPerSecond = r.get().secondaryPerSecond("won");
         md.append(
             String.format(
@@ -213,7 +209,7 @@ final class ContentionSection {
           "≥ 0.80",
           fmt(ratio),
           run.retry()
-              ? Report.verdict(
+              ? Targets.verdict(
                   Double.isNaN(ratio) ? null : ratio >= 0.8,
                   Double.isNaN(ratio) || ratio >= 0.8
                       ? ""
@@ -221,7 +217,7 @@ final class ContentionSection {
               // 64 threads that never pause take the 2 cores from the one that holds the lease:
               // that measures the spin, so the throughput goal is judged on what writers run.
               : Double.isNaN(ratio)
-                  ? Report.verdict(null, "")
+                  ? Targets.verdict(null, "")
                   : "not judged: contenders that never pause starve the holder of CPU; judged on"
                       + " the retry mode, what a writer runs"
         });
@@ -238,7 +234,7 @@ final class ContentionSection {
                 ? "not measured"
                 : busy + " busy" + (busy > 0 ? ", p99 " + fmt(p99) + " ms" : ""),
             side64 == null
-                ? Report.verdict(null, "")
+                ? Targets.verdict(null, "")
                 : "not judged: a busy answer of the retry mode comes after the retry schedule (3 s)"
           });
       return;
@@ -248,7 +244,7 @@ final class ContentionSection {
           who + "busy outcome p99 at 64 contenders",
           "< 5 ms",
           fmt(p99) + " ms",
-          Report.verdict(
+          Targets.verdict(
               Double.isNaN(p99) ? null : p99 < 5,
               Double.isNaN(p99) || p99 < 5
                   ? ""
@@ -268,10 +264,5 @@ final class ContentionSection {
 
   private static double millis(JsonNode side, String field) {
     return side == null ? Double.NaN : side.path(field).asDouble(Double.NaN) / 1000;
-  }
-
-  private JsonNode readOrNull(String file) throws IOException {
-    Path p = out.resolve(file);
-    return Files.exists(p) ? JSON.readTree(p.toFile()) : null;
   }
 }

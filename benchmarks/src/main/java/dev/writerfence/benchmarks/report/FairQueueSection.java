@@ -1,5 +1,7 @@
 package dev.writerfence.benchmarks.report;
 
+import static dev.writerfence.benchmarks.report.Format.fmt;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.benchmarks.queue.FairQueueRun;
@@ -46,9 +48,9 @@ final class FairQueueSection {
                 + " fairness reckoned by test-support's `Fairness`. A hand-over gap runs from one"
                 + " process's section exit (before its release) to the next one's entry.%n%n",
             n,
-            Report.fmt(poll),
+            fmt(poll),
             r.path("lapseSeconds").asLong(),
-            Report.fmt(settings.path("sectionMicros").asLong() / 1000.0)));
+            fmt(settings.path("sectionMicros").asLong() / 1000.0)));
     md.append(
         "| phase | processes | sections/s | mean section ms | won (min–max each) | Jain's"
             + " index | busy give-ups | time to win p50 / p99 ms (bound) | hand-overs | gap p50 /"
@@ -70,9 +72,9 @@ final class FairQueueSection {
                 + " transactions/s on the server (`pg_stat_database`, over %s s); the poll"
                 + " schedule allows %s/s.%n",
             idle.path("waiters").asInt(),
-            Report.fmt(idle.path("perSecond").asDouble()),
-            Report.fmt(idle.path("seconds").asDouble()),
-            Report.fmt(idle.path("boundPerSecond").asDouble())));
+            fmt(idle.path("perSecond").asDouble()),
+            fmt(idle.path("seconds").asDouble()),
+            fmt(idle.path("boundPerSecond").asDouble())));
 
     String at = n + " processes";
     boolean everyWon = direct.path("everyContenderWon").asBoolean();
@@ -103,7 +105,7 @@ final class FairQueueSection {
         row(
             "fair queue, " + at + ": time to win p99",
             "≤ 1.5 × (waiters ahead × (mean section + hand-over))",
-            Report.fmt(p99) + " ms (bound " + Report.fmt(bound) + " ms)",
+            fmt(p99) + " ms (bound " + fmt(bound) + " ms)",
             p99 <= bound,
             p99 <= bound
                 ? ""
@@ -114,7 +116,7 @@ final class FairQueueSection {
         row(
             "fair queue, " + at + ": critical sections/s ÷ one writer's",
             "≥ 0.80",
-            Report.fmt(ratio),
+            fmt(ratio),
             ratio >= 0.8,
             ratio >= 0.8
                 ? ""
@@ -125,7 +127,7 @@ final class FairQueueSection {
         row(
             "fair queue: hand-over gap p50, direct connection",
             "≤ 5 ms",
-            Report.fmt(gap) + " ms over " + handovers + " hand-overs",
+            fmt(gap) + " ms over " + handovers + " hand-overs",
             handovers > 0 && gap <= 5,
             handovers > 0 ? "" : "no hand-over between processes"));
     if (bouncer.isMissingNode() || bouncer.isNull()) {
@@ -142,8 +144,8 @@ final class FairQueueSection {
       targets.add(
           row(
               "fair queue: hand-over gap p50, behind PgBouncer (transaction mode)",
-              "≤ poll interval + 5 ms = " + Report.fmt(poll + 5) + " ms",
-              Report.fmt(bgap) + " ms over " + bhandovers + " hand-overs",
+              "≤ poll interval + 5 ms = " + fmt(poll + 5) + " ms",
+              fmt(bgap) + " ms over " + bhandovers + " hand-overs",
               bhandovers > 0 && bgap <= poll + 5,
               bhandovers > 0 ? "" : "no hand-over between processes"));
     }
@@ -152,8 +154,8 @@ final class FairQueueSection {
     targets.add(
         row(
             "fair queue: database load of " + idle.path("waiters").asInt() + " idle waiters",
-            "reported; bounded by the poll intervals (" + Report.fmt(allowed) + "/s)",
-            Report.fmt(rate) + " transactions/s",
+            "reported; bounded by the poll intervals (" + fmt(allowed) + "/s)",
+            fmt(rate) + " transactions/s",
             rate <= allowed,
             ""));
     int overlaps = 0;
@@ -184,25 +186,25 @@ final class FairQueueSection {
             "| %s | %d | %s | %s | %d (%d–%d) | %.3f | %d | %s / %s (%s) | %d | %s / %s | %d | %d |%n",
             p.path("route").asText(),
             p.path("contenders").asInt(),
-            Report.fmt(p.path("sectionsPerSecond").asDouble()),
-            Report.fmt(p.path("meanSectionMs").asDouble()),
+            fmt(p.path("sectionsPerSecond").asDouble()),
+            fmt(p.path("meanSectionMs").asDouble()),
             p.path("sections").asInt(),
             min == Long.MAX_VALUE ? 0 : min,
             max,
             p.path("jainIndex").asDouble(),
             p.path("busyGiveUps").asLong(),
-            Report.fmt(p.path("timeToWinP50Ms").asDouble()),
-            Report.fmt(p.path("timeToWinP99Ms").asDouble()),
-            Report.fmt(p.path("timeToWinBoundMs").asDouble()),
+            fmt(p.path("timeToWinP50Ms").asDouble()),
+            fmt(p.path("timeToWinP99Ms").asDouble()),
+            fmt(p.path("timeToWinBoundMs").asDouble()),
             p.path("handovers").asInt(),
-            Report.fmt(p.path("handoverGapP50Ms").asDouble()),
-            Report.fmt(p.path("handoverGapP99Ms").asDouble()),
+            fmt(p.path("handoverGapP50Ms").asDouble()),
+            fmt(p.path("handoverGapP99Ms").asDouble()),
             p.path("overlaps").asInt(),
             p.path("tokenOrderViolations").asInt()));
   }
 
   private static String[] row(
       String what, String goal, String measured, Boolean pass, String note) {
-    return new String[] {what, goal, measured, Report.verdict(pass, note)};
+    return new String[] {what, goal, measured, Targets.verdict(pass, note)};
   }
 }

@@ -1,8 +1,8 @@
 package dev.writerfence.benchmarks.weaving;
 
+import dev.writerfence.LeaseStatus;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
-import dev.writerfence.store.LeaseStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

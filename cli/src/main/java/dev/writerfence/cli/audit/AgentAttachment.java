@@ -1,6 +1,6 @@
 package dev.writerfence.cli.audit;
 
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -15,7 +15,8 @@ import java.security.CodeSource;
  */
 public final class AgentJar {
   /** A system property naming the agent jar, which wins over the one beside the CLI. */
-  public static final String PROPERTY = dev.writerfence.config.SettingsCatalog.AGENT_JAR.property();
+  public static final String PROPERTY =
+      dev.writerfence.internal.config.SettingsCatalog.AGENT_JAR.property();
 
   private AgentJar() {}
 

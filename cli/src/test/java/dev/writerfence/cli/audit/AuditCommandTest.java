@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.writerfence.cli.Cli;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import dev.writerfence.testing.ForkedJvm;

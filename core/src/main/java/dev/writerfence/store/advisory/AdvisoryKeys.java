@@ -1,6 +1,6 @@
 package dev.writerfence.store.advisory;
 
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,15 +1,15 @@
 package dev.writerfence.store.advisory;
 
+import dev.writerfence.LeaseStatus;
 import dev.writerfence.WriterFenceInterruptedException;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.spi.SqlErrors;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.jdbc.SqlErrors;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.security.SecureRandom;
 import java.sql.Connection;

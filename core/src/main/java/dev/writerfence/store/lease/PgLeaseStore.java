@@ -1,15 +1,15 @@
 package dev.writerfence.store.lease;
 
+import dev.writerfence.LeaseStatus;
+import dev.writerfence.QueuedWaiter;
+import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.ReleaseSignal;
-import dev.writerfence.spi.SqlErrors;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.QueuedWaiter;
+import dev.writerfence.store.jdbc.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,12 +1,12 @@
 package dev.writerfence.store.rpc;
 
 import dev.writerfence.FencingTokens;
+import dev.writerfence.LeaseStatus;
 import dev.writerfence.WriterFenceUnavailableException;
-import dev.writerfence.spi.FenceArguments;
+import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.spi.SqlErrors;
 import dev.writerfence.spi.StoreLease;
-import dev.writerfence.store.LeaseStatus;
+import dev.writerfence.store.jdbc.SqlErrors;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.WriterFenceSettings;
-import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.testing.FenceNames;
 import java.util.Properties;
 import javax.sql.DataSource;

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.writerfence.FenceRequest;
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.WriterFence;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spi.Turn;
-import dev.writerfence.store.QueuedWaiter;
 import dev.writerfence.testing.ContractCalls;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;

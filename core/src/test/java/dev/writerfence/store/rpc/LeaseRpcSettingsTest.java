@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.WriterFence;
 import dev.writerfence.config.WriterFenceSettings;
-import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.testing.PrefixedLeaseStore;
 import dev.writerfence.testing.RecordingLeaseStore;
 import java.time.Duration;

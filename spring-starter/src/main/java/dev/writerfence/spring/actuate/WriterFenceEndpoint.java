@@ -1,10 +1,10 @@
 package dev.writerfence.spring.actuate;
 
+import dev.writerfence.LeaseStatus;
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.WriterFence;
-import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.store.LeaseStatus;
-import dev.writerfence.store.QueuedWaiter;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.writerfence.spring.aop;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.spi.FencedInvocation;
-import dev.writerfence.weaving.FencedMethods;
-import dev.writerfence.weaving.LazyResults;
+import dev.writerfence.internal.weaving.FencedInvocation;
+import dev.writerfence.internal.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.LazyResults;
 import java.lang.reflect.Method;
 import java.util.Optional;
 import java.util.function.Supplier;

@@ -1,7 +1,7 @@
 package dev.writerfence.spring.boot;
 
-import dev.writerfence.config.Setting;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.Setting;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

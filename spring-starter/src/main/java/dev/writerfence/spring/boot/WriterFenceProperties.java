@@ -1,11 +1,11 @@
 package dev.writerfence.spring.boot;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.SettingsCatalog;
 import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.internal.FenceArguments;
+import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.lease.PgLeaseStore;

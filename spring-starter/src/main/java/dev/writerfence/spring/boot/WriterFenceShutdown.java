@@ -1,7 +1,7 @@
 package dev.writerfence.spring.boot;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.spi.FencedCalls;
+import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import java.util.ArrayList;
 import java.util.List;

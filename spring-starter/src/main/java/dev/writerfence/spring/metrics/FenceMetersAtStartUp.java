@@ -1,9 +1,9 @@
 package dev.writerfence.spring.metrics;
 
+import dev.writerfence.internal.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethods.FenceNameTemplate;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spring.aop.BeanClasses;
-import dev.writerfence.weaving.FencedMethods;
-import dev.writerfence.weaving.FencedMethods.FenceNameTemplate;
 import java.lang.reflect.Method;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;

@@ -1,7 +1,7 @@
 package dev.writerfence.spring.metrics;
 
+import dev.writerfence.QueuedWaiter;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.store.QueuedWaiter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

@@ -49,9 +49,7 @@ public class EventLog implements FenceListener, TransactionExecutionListener {
 
   @Override
   public void busy(
-      FenceRequest request,
-      int attempts,
-      java.util.Optional<dev.writerfence.store.LeaseStatus> holder) {
+      FenceRequest request, int attempts, java.util.Optional<dev.writerfence.LeaseStatus> holder) {
     add("busy", request.fenceName(), String.valueOf(attempts));
   }
 

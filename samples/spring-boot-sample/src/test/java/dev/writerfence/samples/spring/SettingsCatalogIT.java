@@ -2,8 +2,8 @@ package dev.writerfence.samples.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.writerfence.config.Setting;
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.Setting;
+import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.samples.spring.everykey.EveryKeyApp;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.ForkedJvm;

@@ -1,4 +1,4 @@
-package dev.writerfence.weaving;
+package dev.writerfence.internal.weaving;
 
 import dev.writerfence.annotation.processing.FencedMethodIndexer;
 import dev.writerfence.bootstrap.FencingAgent;

@@ -1,8 +1,9 @@
-package dev.writerfence.spi;
+package dev.writerfence.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.spi.TransientLeaseStoreException;
 import java.sql.SQLException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,6 +1,7 @@
-package dev.writerfence.spi;
+package dev.writerfence.store.jdbc;
 
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.spi.TransientLeaseStoreException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;

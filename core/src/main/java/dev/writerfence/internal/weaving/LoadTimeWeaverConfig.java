@@ -1,4 +1,4 @@
-package dev.writerfence.weaving;
+package dev.writerfence.internal.weaving;
 
 import java.io.IOException;
 import java.io.InputStream;

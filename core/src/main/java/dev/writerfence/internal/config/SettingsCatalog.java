@@ -1,10 +1,12 @@
-package dev.writerfence.config;
+package dev.writerfence.internal.config;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.config.Setting.Kind;
+import dev.writerfence.config.ProcessFence;
+import dev.writerfence.config.WriterFenceSettings;
+import dev.writerfence.internal.FenceArguments;
+import dev.writerfence.internal.config.Setting.Kind;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
-import dev.writerfence.spi.FenceArguments;
 import dev.writerfence.store.advisory.AdvisoryKeys;
 import dev.writerfence.store.advisory.AdvisoryLockStore;
 import dev.writerfence.store.lease.PgLeaseStore;

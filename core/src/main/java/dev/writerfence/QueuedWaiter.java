@@ -1,4 +1,4 @@
-package dev.writerfence.store;
+package dev.writerfence;
 
 import java.time.Instant;
 

@@ -1,4 +1,4 @@
-package dev.writerfence.weaving;
+package dev.writerfence.internal.weaving;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

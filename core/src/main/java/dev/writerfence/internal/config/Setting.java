@@ -1,4 +1,4 @@
-package dev.writerfence.config;
+package dev.writerfence.internal.config;
 
 import java.util.EnumSet;
 import java.util.List;

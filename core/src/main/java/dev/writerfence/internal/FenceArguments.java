@@ -1,6 +1,5 @@
-package dev.writerfence.spi;
+package dev.writerfence.internal;
 
-import dev.writerfence.WriterFence;
 import java.time.Duration;
 
 /**
@@ -29,6 +28,9 @@ import java.time.Duration;
  * </ul>
  */
 public final class FenceArguments {
+  /** The shortest renewal interval allowed: 100 milliseconds. */
+  public static final Duration MIN_RENEW_INTERVAL = Duration.ofMillis(100);
+
   /** Longest fence name and holder label, in characters (Unicode code points). */
   public static final int MAX_NAME_LENGTH = 200;
 
@@ -178,19 +180,19 @@ public final class FenceArguments {
   }
 
   /**
-   * Checks a renewal interval: at least {@link WriterFence#MIN_RENEW_INTERVAL}.
+   * Checks a renewal interval: at least {@link #MIN_RENEW_INTERVAL}.
    *
    * @param interval the interval to check
    * @return the interval
    * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
    */
   public static Duration renewInterval(Duration interval) {
-    if (interval == null || interval.compareTo(WriterFence.MIN_RENEW_INTERVAL) < 0) {
+    if (interval == null || interval.compareTo(MIN_RENEW_INTERVAL) < 0) {
       throw new IllegalArgumentException(
           "writer-fence: renew interval "
               + interval
               + " is not allowed: at least "
-              + WriterFence.MIN_RENEW_INTERVAL.toMillis()
+              + MIN_RENEW_INTERVAL.toMillis()
               + " ms");
     }
     return interval;

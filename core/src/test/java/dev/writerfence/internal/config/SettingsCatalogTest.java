@@ -1,10 +1,12 @@
-package dev.writerfence.config;
+package dev.writerfence.internal.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.writerfence.WriterFence;
+import dev.writerfence.config.ProcessFence;
+import dev.writerfence.config.WriterFenceSettings;
 import dev.writerfence.retry.BusyRetryPolicy;
 import java.time.Duration;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package dev.writerfence.config;
+package dev.writerfence.internal.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

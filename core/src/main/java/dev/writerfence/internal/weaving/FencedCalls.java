@@ -1,11 +1,13 @@
-package dev.writerfence.spi;
+package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.WriterFenceInterruptedException;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.retry.BusyRetryPolicy;
+import dev.writerfence.spi.LeaseStore;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

@@ -1,10 +1,10 @@
-package dev.writerfence.weaving;
+package dev.writerfence.internal.weaving;
 
 import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
-import dev.writerfence.weaving.FencedMethods.SkipOnBusy;
-import dev.writerfence.weaving.LazyResults.Enter;
-import dev.writerfence.weaving.LazyResults.Hold;
+import dev.writerfence.internal.weaving.FencedMethods.SkipOnBusy;
+import dev.writerfence.internal.weaving.LazyResults.Enter;
+import dev.writerfence.internal.weaving.LazyResults.Hold;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;

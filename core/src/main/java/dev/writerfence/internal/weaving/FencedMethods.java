@@ -1,4 +1,4 @@
-package dev.writerfence.weaving;
+package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceRequest;
 import dev.writerfence.HolderLabel;
@@ -6,11 +6,8 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
 import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
+import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.retry.BusyRetryPolicy;
-import dev.writerfence.spi.FenceArguments;
-import dev.writerfence.spi.FencedCall;
-import dev.writerfence.spi.FencedCalls;
-import dev.writerfence.spi.FencedInvocation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.writerfence.spi;
+package dev.writerfence.internal.weaving;
 
 /**
  * Proceeds to an advised method: the shape every weaving mode hands to {@link FencedCalls#proceed}.

@@ -1,4 +1,4 @@
-package dev.writerfence.spi;
+package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.bootstrap.HeldFenceStack;
@@ -43,8 +43,8 @@ public interface FencedCall {
 
   /**
    * The hold's entry on the held-fence stack, for a hold that travels with its work: a lazy result
-   * ({@code dev.writerfence.weaving.LazyResults}) takes it off the entering thread after {@link
-   * FencedCalls#enter} and puts it on the thread that subscribes, around the subscription.
+   * ({@code dev.writerfence.internal.weaving.LazyResults}) takes it off the entering thread after
+   * {@link FencedCalls#enter} and puts it on the thread that subscribes, around the subscription.
    *
    * @return the entry {@link FencedCalls#enter} pushed on the entering thread, or {@code null} when
    *     the call {@linkplain #joined() joined} a hold
@@ -54,7 +54,7 @@ public interface FencedCall {
   /**
    * The lease whose loss ends this call's work: the one it acquired, or the hold it {@linkplain
    * #joined() joined} (a view of it, when another copy of core holds it). A lazy result that asked
-   * to be cancelled on loss ({@code dev.writerfence.weaving.LazyResults}) watches it.
+   * to be cancelled on loss ({@code dev.writerfence.internal.weaving.LazyResults}) watches it.
    *
    * @return that lease, or {@code null} when this call cannot name it
    */

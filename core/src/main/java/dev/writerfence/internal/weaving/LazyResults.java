@@ -1,13 +1,11 @@
-package dev.writerfence.weaving;
+package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceLostException;
 import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
 import dev.writerfence.context.HeldFencesAccessor;
-import dev.writerfence.spi.FencedCall;
-import dev.writerfence.spi.FencedInvocation;
-import dev.writerfence.weaving.FencedMethods.SkipOnBusy;
+import dev.writerfence.internal.weaving.FencedMethods.SkipOnBusy;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

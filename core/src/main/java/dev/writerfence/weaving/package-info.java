@@ -1,5 +1,0 @@
-/**
- * What every weaving mode shares: {@code @WriterFenced} read into a fence request, and the one
- * entry point the advice calls.
- */
-package dev.writerfence.weaving;
