@@ -1,6 +1,6 @@
 package dev.writerfence.agent.audit;
 
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.SettingsCatalog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;

@@ -2,7 +2,7 @@ package dev.writerfence.agent.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.writerfence.config.SettingsCatalog;
+import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.testing.ForkedJvm;
 import java.util.List;
 import org.example.clients.FileWritesApp;
