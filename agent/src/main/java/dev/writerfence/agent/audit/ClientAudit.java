@@ -8,10 +8,11 @@ import net.bytebuddy.agent.builder.AgentBuilder;
 /**
  * One audited storage client (AWS SDK v2 S3, AWS SDK v1 S3, Google Cloud Storage, file writes...):
  * a registered unit carrying its id, its matchers and what it alone knows (how to read a target,
- * its multipart uploads). Register it in {@code META-INF/services/dev.writerfence.agent.audit.
- * ClientAudit} (found by {@link ClientAudits#all()}), and add its id to the settings catalog's
- * {@code AUDIT_CLIENTS}, which Spring and the process fence check {@code audit.require-fence.<id>}
- * against without the agent; the agent refuses to start when the two differ.
+ * its multipart uploads). Register it in the agent jar's service file of this interface, under
+ * {@code META-INF/services} ({@link ClientAudits#all()} finds it there), and add its id to the
+ * settings catalog's {@code AUDIT_CLIENTS}, which Spring and the process fence check {@code
+ * audit.require-fence.<id>} against without the agent; the agent refuses to start when the two
+ * differ.
  *
  * <p>How to write one:
  *
