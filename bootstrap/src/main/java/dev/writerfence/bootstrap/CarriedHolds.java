@@ -102,9 +102,13 @@ public final class CarriedHolds {
 
   /**
    * Puts the captured holds on the current thread, above the thread's own, until the returned scope
-   * is closed. Holds no longer valid are not restored.
+   * is closed. Holds no longer valid are not restored. All or none: when an entry fails (its copy
+   * of core throws while it is asked whether it is valid), the holds put on the thread so far are
+   * taken off again before the failure is thrown, so a caller that goes on without the holds runs
+   * outside every carried hold, never inside a part of them.
    *
    * @return the scope to close when the carried work ends; never {@code null}
+   * @throws RuntimeException or {@link Error} as an entry threw it, the thread's stack as before
    */
   public Scope restore() {
     if (entries.length == 0) {
@@ -112,11 +116,18 @@ public final class CarriedHolds {
     }
     HeldFenceStack.Entry[] pushed = new HeldFenceStack.Entry[entries.length];
     int count = 0;
-    for (HeldFenceStack.Entry entry : entries) {
-      if (entry.isValid()) {
-        HeldFenceStack.push(entry);
-        pushed[count++] = entry;
+    try {
+      for (HeldFenceStack.Entry entry : entries) {
+        if (entry.isValid()) {
+          HeldFenceStack.push(entry);
+          pushed[count++] = entry;
+        }
       }
+    } catch (RuntimeException | Error e) {
+      for (int i = count - 1; i >= 0; i--) {
+        HeldFenceStack.pop(pushed[i]);
+      }
+      throw e;
     }
     if (count == 0) {
       return NOTHING_RESTORED;

@@ -79,7 +79,8 @@ public final class CarriedTasks {
       depth = new int[1];
       STARTING_WORKER.set(depth);
     }
-    depth[0] += entering ? 1 : -1;
+    // Never below 0: an exit whose entry failed must not leave the next start of a worker unmarked.
+    depth[0] = Math.max(0, depth[0] + (entering ? 1 : -1));
   }
 
   /**
@@ -122,7 +123,30 @@ public final class CarriedTasks {
       }
       return task;
     }
-    return CarriedHolds.capture().wrap(task);
+    CarriedHolds carried = CarriedHolds.capture();
+    return carried.isEmpty() ? task : () -> runCarrying(carried, task);
+  }
+
+  /**
+   * Runs a task handed off through {@link #handOff} inside the holds it carries. This wrapper is
+   * the agent's, in the host's executor: a failure to restore the holds must not keep the host's
+   * task from running, so the task then runs without them, outside every carried hold ({@link
+   * CarriedHolds#restore} puts all or none), and under audit enforce its writes are refused.
+   */
+  private static void runCarrying(CarriedHolds carried, Runnable task) {
+    CarriedHolds.Scope scope;
+    try {
+      scope = carried.restore();
+    } catch (RuntimeException | Error e) {
+      scope = null; // runs unfenced: fails closed under audit enforce
+    }
+    try {
+      task.run();
+    } finally {
+      if (scope != null) {
+        scope.close();
+      }
+    }
   }
 
   private static void expunge() {

@@ -148,6 +148,29 @@ class AutoConfigurationTest {
                     .hasMessageContaining("writer-fence.retry.maxatempts: unknown setting"));
   }
 
+  /**
+   * A per-client key names a client the agent audits: a typo ({@code gsc} for {@code gcs}) would
+   * otherwise leave GCS writes to any fence, so it stops the start-up as the agent's does, naming
+   * the bad id and the known ones.
+   */
+  @Test
+  void anUnknownClientOfRequireFenceStopsStartUpNamingTheKnownClients() {
+    runner
+        .withPropertyValues("writer-fence.audit.require-fence.gsc=corpus")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(
+                        "writer-fence.audit.require-fence.gsc: unknown setting: 'gsc' is no known"
+                            + " client of audit.require-fence.<client>; known clients: aws-s3-v2,"
+                            + " aws-s3-v1, minio, gcs, azure-blob, file, lmdb, rocksdb"));
+    runner
+        .withPropertyValues("writer-fence.audit.require-fence.gcs=corpus")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
   @Test
   void defaultsAreTheCoresDefaults() {
     WriterFenceProperties p = new WriterFenceProperties();

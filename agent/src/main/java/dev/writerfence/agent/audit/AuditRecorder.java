@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,30 +57,15 @@ final class AuditRecorder implements AuditGate.Sink {
    */
   private final Map<Operation, AtomicInteger> depths = new ConcurrentHashMap<>();
 
-  /** Operations that begin a multipart upload, whose later steps are the same logical write. */
-  private static final Set<String> MULTIPART_STARTS =
-      Set.of("createMultipartUpload", "initiateMultipartUpload");
-
-  /** Steps of a multipart upload after its start; the last two end it. */
-  private static final Set<String> MULTIPART_STEPS =
-      Set.of(
-          "uploadPart",
-          "uploadPartCopy",
-          "copyPart",
-          "completeMultipartUpload",
-          "abortMultipartUpload");
-
-  private static final Set<String> MULTIPART_ENDS =
-      Set.of("completeMultipartUpload", "abortMultipartUpload");
-
   /** At most this many multipart uploads are followed at once; beyond, a step counts alone. */
   private static final int OPEN_UPLOADS = 10_000;
 
   /**
    * Multipart uploads begun and not yet completed, by client, bucket, key and hold: their parts and
    * completion are judged as every write is, but counted in the row of their start, as one logical
-   * write. A step judged otherwise than its start (the lease lost meanwhile) finds no entry and is
-   * a row of its own.
+   * write. Which operations those are is each client's knowledge ({@link ClientAudit#multipart()}).
+   * A step judged otherwise than its start (the lease lost meanwhile) finds no entry and is a row
+   * of its own.
    */
   private final Map<String, SiteWrites> openUploads = new ConcurrentHashMap<>();
 
@@ -187,12 +171,15 @@ final class AuditRecorder implements AuditGate.Sink {
     String client = write.client;
     learnDepth(client, operation, callSite.get().depth());
     String upload = null;
-    if (MULTIPART_STARTS.contains(operation) || MULTIPART_STEPS.contains(operation)) {
+    MultipartUploads multipart = multipart(client);
+    if (multipart.involves(operation)) {
       WriteTarget named = write.named();
       upload = String.join("\n", client, "" + named.bucket(), "" + named.key(), "" + fenceName);
       SiteWrites started =
-          MULTIPART_ENDS.contains(operation) ? openUploads.remove(upload) : openUploads.get(upload);
-      if (started != null && MULTIPART_STEPS.contains(operation)) {
+          multipart.ends().contains(operation)
+              ? openUploads.remove(upload)
+              : openUploads.get(upload);
+      if (started != null && multipart.steps().contains(operation)) {
         return started; // a step of a logical write counted at its start
       }
     }
@@ -205,11 +192,17 @@ final class AuditRecorder implements AuditGate.Sink {
       row.sample(write.named().key());
     }
     if (upload != null
-        && MULTIPART_STARTS.contains(operation)
+        && multipart.starts().contains(operation)
         && openUploads.size() < OPEN_UPLOADS) {
       openUploads.put(upload, row);
     }
     return row;
+  }
+
+  /** The client's own multipart uploads; none for a client the agent does not know. */
+  private MultipartUploads multipart(String client) {
+    ClientAudit audit = clients.get(client);
+    return audit == null ? MultipartUploads.NONE : audit.multipart();
   }
 
   /**

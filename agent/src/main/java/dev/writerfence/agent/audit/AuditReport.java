@@ -1,9 +1,7 @@
 package dev.writerfence.agent.audit;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import dev.writerfence.agent.AgentLog;
+import dev.writerfence.internal.audit.AuditReportDocument;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -14,25 +12,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The audit's outputs: the JSON report file and the one-paragraph summary logged at exit.
- *
- * <p>The report is one object: {@code agent} (version), {@code mode}, {@code written_at}
- * (ISO-8601), {@code pid}, {@code unfenced_writes} (an array, one object per call site, sorted by
- * client, operation and call site, with {@code client}, {@code operation}, {@code bucket}, {@code
- * key} (both {@code null} when unknown), {@code thread}, {@code call_site}, {@code required_fence}
- * ({@code null} for any), {@code count}, {@code refused}, {@code first_seen}, {@code last_seen},
- * {@code keys} (up to five distinct keys written there), {@code more_keys}, {@code library_call}
- * (the wrapper library's frame the call site called, or {@code null})), {@code
- * total_unfenced_writes}, {@code map} ({@code audit.map}) and {@code fenced_writes} (rows of the
- * same shape with {@code fence_name}, {@code holder_label} and {@code fenced_by} (who took the
- * hold: the fenced method, or the Java API's caller; {@code null} when the copy of core that took
- * it does not tell), one per call site, hold and taker; empty without {@code audit.map}), and
- * {@code annotated_not_fenced} ({@code method}, {@code cause}, {@code call_site}: each
- * {@code @WriterFenced} method that wrote with no fence held).
+ * The audit's outputs: the JSON report file ({@link AuditReportDocument}, the shape the command
+ * line's {@code audit} reads) and the one-paragraph summary logged at exit.
  */
 final class AuditReport {
-  private static final JsonFactory JSON = new JsonFactory();
-
   private AuditReport() {}
 
   /**
@@ -48,20 +31,18 @@ final class AuditReport {
     // JMX call from an unfenced thread asks for it): never judged.
     dev.writerfence.bootstrap.AuditGate.suspend();
     try {
-      writeFile(recorder, file);
+      writeFile(document(recorder), file);
     } finally {
       dev.writerfence.bootstrap.AuditGate.exit();
     }
   }
 
-  private static void writeFile(AuditRecorder recorder, Path file) throws IOException {
+  private static void writeFile(AuditReportDocument report, Path file) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     Files.createDirectories(dir);
     Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
-    try (OutputStream out = Files.newOutputStream(tmp);
-        JsonGenerator json = JSON.createGenerator(out, JsonEncoding.UTF8)) {
-      json.useDefaultPrettyPrinter();
-      write(recorder, json);
+    try (OutputStream out = Files.newOutputStream(tmp)) {
+      report.write(out);
     }
     try {
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -70,65 +51,48 @@ final class AuditReport {
     }
   }
 
-  private static void write(AuditRecorder recorder, JsonGenerator json) throws IOException {
+  /**
+   * @param recorder what was recorded
+   * @return the report of what it recorded so far
+   */
+  static AuditReportDocument document(AuditRecorder recorder) {
     List<SiteWrites> writes = recorder.writes();
-    long total = 0;
-    json.writeStartObject();
-    json.writeStringField("agent", AgentLog.version());
-    json.writeStringField("mode", recorder.mode().name().toLowerCase(Locale.ROOT));
-    json.writeStringField("written_at", Instant.now().toString());
-    json.writeNumberField("pid", ProcessHandle.current().pid());
-    json.writeBooleanField("map", recorder.maps());
-    json.writeArrayFieldStart("unfenced_writes");
-    for (SiteWrites w : writes) {
-      total += w.count.get();
-      writeRow(w, json);
-    }
-    json.writeEndArray();
-    json.writeNumberField("total_unfenced_writes", total);
-    json.writeArrayFieldStart("fenced_writes");
-    for (SiteWrites w : recorder.fencedWrites()) {
-      writeRow(w, json);
-    }
-    json.writeEndArray();
-    json.writeArrayFieldStart("annotated_not_fenced");
-    for (UnfencedAnnotatedMethods.Finding f : recorder.annotatedButUnfenced()) {
-      json.writeStartObject();
-      json.writeStringField("method", f.method());
-      json.writeStringField("cause", f.cause());
-      json.writeStringField("call_site", f.callSite());
-      json.writeEndObject();
-    }
-    json.writeEndArray();
-    json.writeEndObject();
+    long total = writes.stream().mapToLong(w -> w.count.get()).sum();
+    return new AuditReportDocument(
+        AgentLog.version(),
+        recorder.mode().name().toLowerCase(Locale.ROOT),
+        Instant.now(),
+        ProcessHandle.current().pid(),
+        recorder.maps(),
+        writes.stream().map(AuditReport::row).toList(),
+        total,
+        recorder.fencedWrites().stream().map(AuditReport::row).toList(),
+        recorder.annotatedButUnfenced().stream()
+            .map(
+                f ->
+                    new AuditReportDocument.AnnotatedNotFenced(f.method(), f.cause(), f.callSite()))
+            .toList());
   }
 
-  private static void writeRow(SiteWrites w, JsonGenerator json) throws IOException {
-    json.writeStartObject();
-    json.writeStringField("client", w.client);
-    json.writeStringField("operation", w.operation);
-    json.writeStringField("bucket", w.bucket);
-    json.writeStringField("key", w.key);
-    json.writeArrayFieldStart("keys");
-    for (String k : w.keys()) {
-      json.writeString(k);
-    }
-    json.writeEndArray();
-    json.writeBooleanField("more_keys", w.moreKeys());
-    json.writeStringField("thread", w.thread);
-    json.writeStringField("call_site", w.callSite);
-    json.writeStringField("library_call", w.libraryCall);
-    json.writeStringField("required_fence", w.requiredFence);
-    if (w.isFenced()) {
-      json.writeStringField("fence_name", w.fenceName);
-      json.writeStringField("holder_label", w.holderLabel);
-      json.writeStringField("fenced_by", w.fencedBy);
-    }
-    json.writeNumberField("count", w.count.get());
-    json.writeNumberField("refused", w.refused.get());
-    json.writeStringField("first_seen", w.firstSeen.toString());
-    json.writeStringField("last_seen", w.lastSeen().toString());
-    json.writeEndObject();
+  private static AuditReportDocument.Row row(SiteWrites w) {
+    return new AuditReportDocument.Row(
+        w.client,
+        w.operation,
+        w.bucket,
+        w.key,
+        w.keys(),
+        w.moreKeys(),
+        w.thread,
+        w.callSite,
+        w.libraryCall,
+        w.requiredFence,
+        w.fenceName,
+        w.holderLabel,
+        w.fencedBy,
+        w.count.get(),
+        w.refused.get(),
+        w.firstSeen,
+        w.lastSeen());
   }
 
   /**

@@ -6,8 +6,13 @@ import java.util.List;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
- * One audited storage client (AWS SDK v2 S3, AWS SDK v1 S3, Google Cloud Storage, file writes...).
- * Register it in {@link ClientAudits#all()}.
+ * One audited storage client (AWS SDK v2 S3, AWS SDK v1 S3, Google Cloud Storage, file writes...):
+ * a registered unit carrying its id, its matchers and what it alone knows (how to read a target,
+ * its multipart uploads). Register it in the agent jar's service file of this interface, under
+ * {@code META-INF/services} ({@link ClientAudits#all()} finds it there), and add its id to the
+ * settings catalog's {@code AUDIT_CLIENTS}, which Spring and the process fence check {@code
+ * audit.require-fence.<id>} against without the agent; the agent refuses to start when the two
+ * differ.
  *
  * <p>How to write one:
  *
@@ -52,6 +57,14 @@ public interface ClientAudit {
    *     software.amazon.awssdk.}
    */
   List<String> libraryPackages();
+
+  /**
+   * @return which of this client's operations form one logical multipart write; {@link
+   *     MultipartUploads#NONE} (the default) when it has none
+   */
+  default MultipartUploads multipart() {
+    return MultipartUploads.NONE;
+  }
 
   /**
    * Reads the bucket and key of an unfenced write from what the advice passed.

@@ -1,31 +1,40 @@
 package dev.writerfence.agent.audit;
 
-import dev.writerfence.agent.audit.azure.AzureBlobAudit;
-import dev.writerfence.agent.audit.file.FileWritesAudit;
-import dev.writerfence.agent.audit.gcs.GcsAudit;
-import dev.writerfence.agent.audit.lmdb.LmdbAudit;
-import dev.writerfence.agent.audit.minio.MinioAudit;
-import dev.writerfence.agent.audit.rocksdb.RocksDbAudit;
-import dev.writerfence.agent.audit.s3v1.AwsS3V1Audit;
-import dev.writerfence.agent.audit.s3v2.AwsS3V2Audit;
+import dev.writerfence.internal.config.SettingsCatalog;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 
-/** The audited storage clients, in the order they are installed. Add a new client here. */
+/**
+ * The audited storage clients: the {@link ClientAudit}s registered in the agent jar's {@code
+ * META-INF/services}, in the order they are installed.
+ */
 public final class ClientAudits {
   private ClientAudits() {}
 
   /**
-   * @return every client instrumentation; never {@code null}
+   * @return every registered client audit, in the order of its registration; never {@code null}
+   * @throws IllegalStateException when the registered ids are not the settings catalog's {@link
+   *     SettingsCatalog#AUDIT_CLIENTS} in the same order (a client registered in one place only:
+   *     its {@code audit.require-fence.<id>} would be refused, or accepted for nothing)
    */
   public static List<ClientAudit> all() {
-    return List.of(
-        new AwsS3V2Audit(),
-        new AwsS3V1Audit(),
-        new MinioAudit(),
-        new GcsAudit(),
-        new AzureBlobAudit(),
-        new FileWritesAudit(),
-        new LmdbAudit(),
-        new RocksDbAudit());
+    List<ClientAudit> audits = new ArrayList<>();
+    // The agent's own loader: the audits are classes of the agent jar, whatever loader the host
+    // gives the thread that starts it.
+    for (ClientAudit audit :
+        ServiceLoader.load(ClientAudit.class, ClientAudit.class.getClassLoader())) {
+      audits.add(audit);
+    }
+    List<String> ids = audits.stream().map(ClientAudit::id).toList();
+    if (!ids.equals(SettingsCatalog.AUDIT_CLIENTS)) {
+      throw new IllegalStateException(
+          "writer-fence agent: the registered client audits "
+              + ids
+              + " are not the settings catalog's audited clients "
+              + SettingsCatalog.AUDIT_CLIENTS
+              + ": register each client in both, in one order");
+    }
+    return List.copyOf(audits);
   }
 }

@@ -58,6 +58,7 @@ record ClientApp(List<String> output, String errors, JsonNode report) {
         .doesNotContain("could not instrument")
         .doesNotContain("refused to load");
     assertThat(report).as("stderr:%n%s", errors).exists();
+    ReportRoundTrip.assertReadsEveryField(report);
     return new ClientApp(output, errors, new ObjectMapper().readTree(report.toFile()));
   }
 

@@ -194,6 +194,7 @@ class HandOffAuditIT {
         }
         List<String> listed = new ArrayList<>();
         JsonNode written = JSON.readTree(report.toFile());
+        ReportRoundTrip.assertReadsEveryField(report);
         written.get("unfenced_writes").forEach((JsonNode w) -> listed.add(w.get("key").asText()));
         // Each fenced row's taker, with each key of its sample.
         List<List<String>> fencedBy = new ArrayList<>();

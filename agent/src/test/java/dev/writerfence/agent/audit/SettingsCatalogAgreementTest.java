@@ -71,4 +71,34 @@ class SettingsCatalogAgreementTest {
       assertThat(SettingsCatalog.AUDIT_REQUIRE_FENCE_PER_CLIENT.meaning()).contains(client.id());
     }
   }
+
+  @Test
+  void theRegisteredAuditsAreTheCatalogsClientsInOrder() {
+    assertThat(ClientAudits.all())
+        .extracting(ClientAudit::id)
+        .containsExactlyElementsOf(SettingsCatalog.AUDIT_CLIENTS);
+  }
+
+  @Test
+  void anUnknownClientOfRequireFenceStopsTheAgentNamingTheKnownOnes() {
+    Properties system = everySetting();
+    system.setProperty("writer-fence.audit.require-fence.gsc", "corpus");
+
+    assertThatThrownBy(() -> AgentSettings.load(null, system).rejectUnknown())
+        .isInstanceOf(AgentConfigurationException.class)
+        .hasMessageStartingWith("writer-fence agent: unknown setting 'audit.require-fence.gsc'")
+        .hasMessageContaining("'gsc' is no known client")
+        .hasMessageContaining("known clients: " + String.join(", ", SettingsCatalog.AUDIT_CLIENTS));
+  }
+
+  @Test
+  void multipartUploadsAreTheS3ClientsOwnKnowledge() {
+    for (ClientAudit client : ClientAudits.all()) {
+      boolean s3 = client.id().startsWith("aws-s3-");
+      assertThat(client.multipart() == MultipartUploads.NONE).as(client.id()).isEqualTo(!s3);
+    }
+    assertThat(new AwsS3V2Audit().multipart().starts()).containsExactly("createMultipartUpload");
+    assertThat(new dev.writerfence.agent.audit.s3v1.AwsS3V1Audit().multipart().starts())
+        .containsExactly("initiateMultipartUpload");
+  }
 }

@@ -1,16 +1,15 @@
 package dev.writerfence.cli.audit;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.writerfence.internal.audit.AuditReportDocument;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the agent's JSON audit report ({@code audit.report}): an object whose {@code
- * unfenced_writes} array holds one object per call site, and its {@code fenced_writes} array (with
- * {@code audit.map}) one per call site and hold (see agent/README.md).
+ * The agent's JSON audit report ({@code audit.report}) as the command line shows it: read through
+ * {@link AuditReportDocument}, the one shape the agent writes, into one row per call site of the
+ * unfenced writes and (with {@code audit.map}) one per call site and hold of the fenced ones.
  *
  * @param mode the agent's audit mode, {@code log} or {@code enforce}
  * @param writes the unfenced writes, one row per call site, in the report's order
@@ -26,73 +25,63 @@ public record AuditReportFile(
     List<FencedWriteRow> fenced,
     List<String> annotatedNotFenced,
     boolean map) {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /**
    * @param file a report the agent wrote
    * @return its contents
    * @throws IOException when the file cannot be read or is not such a report
    */
   public static AuditReportFile read(Path file) throws IOException {
-    JsonNode root = JSON.readTree(file.toFile());
-    JsonNode writes = root == null ? null : root.get("unfenced_writes");
-    if (writes == null || !writes.isArray()) {
-      throw new IOException(file + " is not an audit report: no unfenced_writes array");
-    }
+    AuditReportDocument report = AuditReportDocument.read(file);
     List<UnfencedWriteRow> rows = new ArrayList<>();
-    for (JsonNode w : writes) {
+    for (AuditReportDocument.Row w : report.unfencedWrites()) {
       rows.add(
           new UnfencedWriteRow(
-              text(w, "client"),
-              text(w, "operation"),
-              text(w, "bucket"),
-              text(w, "key"),
-              text(w, "call_site"),
-              text(w, "thread"),
-              w.path("count").asLong(),
-              w.path("refused").asLong(),
+              w.client(),
+              w.operation(),
+              w.bucket(),
+              w.key(),
+              w.callSite(),
+              w.thread(),
+              w.count(),
+              w.refused(),
               keys(w),
-              w.path("more_keys").asBoolean(),
-              text(w, "library_call")));
+              w.moreKeys(),
+              w.libraryCall()));
     }
     List<FencedWriteRow> fenced = new ArrayList<>();
-    for (JsonNode w : root.path("fenced_writes")) {
+    for (AuditReportDocument.Row w : report.fencedWrites()) {
       fenced.add(
           new FencedWriteRow(
-              text(w, "client"),
-              text(w, "operation"),
-              text(w, "bucket"),
-              text(w, "call_site"),
-              text(w, "library_call"),
-              text(w, "fence_name"),
-              text(w, "holder_label"),
-              w.path("count").asLong(),
+              w.client(),
+              w.operation(),
+              w.bucket(),
+              w.callSite(),
+              w.libraryCall(),
+              w.fenceName(),
+              w.holderLabel(),
+              w.count(),
               keys(w),
-              w.path("more_keys").asBoolean(),
-              text(w, "fenced_by")));
+              w.moreKeys(),
+              w.fencedBy()));
     }
     List<String> annotated = new ArrayList<>();
-    for (JsonNode a : root.path("annotated_not_fenced")) {
-      annotated.add(text(a, "method") + ": " + text(a, "cause"));
+    for (AuditReportDocument.AnnotatedNotFenced a : report.annotatedNotFenced()) {
+      annotated.add(a.method() + ": " + a.cause());
     }
     return new AuditReportFile(
-        text(root, "mode"),
+        report.mode(),
         List.copyOf(rows),
         List.copyOf(fenced),
         List.copyOf(annotated),
-        root.path("map").asBoolean());
+        report.map());
   }
 
   /** The sample of keys; a report of an older agent has none, only {@code key}. */
-  private static List<String> keys(JsonNode row) {
-    List<String> keys = new ArrayList<>();
-    for (JsonNode k : row.path("keys")) {
-      keys.add(k.asText());
+  private static List<String> keys(AuditReportDocument.Row row) {
+    if (row.keys().isEmpty() && row.key() != null) {
+      return List.of(row.key());
     }
-    if (keys.isEmpty() && text(row, "key") != null) {
-      keys.add(text(row, "key"));
-    }
-    return List.copyOf(keys);
+    return row.keys();
   }
 
   /**
@@ -107,10 +96,5 @@ public record AuditReportFile(
    */
   public long refused() {
     return writes.stream().mapToLong(UnfencedWriteRow::refused).sum();
-  }
-
-  private static String text(JsonNode node, String field) {
-    JsonNode value = node.get(field);
-    return value == null || value.isNull() ? null : value.asText();
   }
 }

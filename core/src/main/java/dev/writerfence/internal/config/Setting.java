@@ -11,8 +11,10 @@ import java.util.function.Function;
  * One {@code writer-fence.*} setting of the {@link SettingsCatalog}: its key, the kind and rule of
  * its values, its default, the modes that read it, and what it means. Immutable.
  *
- * <p>A <em>family</em> stands for every key under a prefix, such as {@code
- * audit.require-fence.<client>}: {@link #matches} accepts {@code audit.require-fence.aws-s3-v2}.
+ * <p>A <em>family</em> stands for keys under a prefix, such as {@code
+ * audit.require-fence.<client>}: {@link #matches} accepts {@code audit.require-fence.aws-s3-v2}. A
+ * family with {@linkplain #members() members} accepts only those last parts ({@code
+ * audit.require-fence.gsc}, a typo, is no key of it).
  *
  * @param <T> what a value parses to, such as {@link java.time.Duration} for {@code ttl}
  */
@@ -42,6 +44,7 @@ public final class Setting<T> {
   private final String defaultText;
   private final String allowed;
   private final List<String> choices;
+  private final List<String> members;
   private final Set<SettingsCatalog.Mode> modes;
   private final String example;
   private final String javaApi;
@@ -55,12 +58,16 @@ public final class Setting<T> {
     this.defaultText = b.defaultText != null ? b.defaultText : b.defaultValue;
     this.allowed = Objects.requireNonNull(b.allowed, "allowed");
     this.choices = List.copyOf(b.choices);
+    this.members = List.copyOf(b.members);
     this.modes = Set.copyOf(b.modes);
     this.example = Objects.requireNonNull(b.example, "example");
     this.javaApi = b.javaApi;
     this.meaning = Objects.requireNonNull(b.meaning, "meaning");
     if (modes.isEmpty()) {
       throw new IllegalArgumentException("setting " + key + " is read by no mode");
+    }
+    if (!members.isEmpty() && !isFamily()) {
+      throw new IllegalArgumentException("setting " + key + " is no family: it has no members");
     }
   }
 
@@ -106,9 +113,21 @@ public final class Setting<T> {
   public boolean matches(String bareKey) {
     if (isFamily()) {
       String prefix = familyPrefix();
-      return bareKey.startsWith(prefix) && bareKey.length() > prefix.length();
+      if (!bareKey.startsWith(prefix) || bareKey.length() == prefix.length()) {
+        return false;
+      }
+      return members.isEmpty() || members.contains(bareKey.substring(prefix.length()));
     }
     return key.equals(bareKey);
+  }
+
+  /**
+   * @return for a family whose keys are a known set, the last parts it accepts (for {@code
+   *     audit.require-fence.<client>}, the audited clients' ids) in the order shown; otherwise
+   *     empty (a family without members accepts any last part)
+   */
+  public List<String> members() {
+    return members;
   }
 
   /**
@@ -237,6 +256,7 @@ public final class Setting<T> {
     private String defaultText;
     private String allowed;
     private List<String> choices = List.of();
+    private List<String> members = List.of();
     private final Set<SettingsCatalog.Mode> modes = EnumSet.noneOf(SettingsCatalog.Mode.class);
     private String example;
     private String javaApi;
@@ -270,6 +290,11 @@ public final class Setting<T> {
 
     Builder<T> choices(List<String> words) {
       this.choices = words;
+      return this;
+    }
+
+    Builder<T> members(List<String> names) {
+      this.members = names;
       return this;
     }
 

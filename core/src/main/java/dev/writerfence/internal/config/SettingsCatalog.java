@@ -80,6 +80,18 @@ public final class SettingsCatalog {
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)");
   private static final BusyRetryPolicy RETRY = BusyRetryPolicy.defaults();
 
+  /**
+   * The ids of the storage clients the agent audits, in the order the agent installs them: the keys
+   * {@code audit.require-fence.<id>} accept, and the client ids of the audit's reports. They are
+   * listed here, not found, because Spring and the process fence refuse an unknown key in a JVM
+   * that may have no agent. The agent's audits are registered units of their own (a {@code
+   * ServiceLoader} of the agent); each carries one of these ids, and the agent refuses to start
+   * when its registered audits and this list differ, so a new client is added in both places or not
+   * at all.
+   */
+  public static final List<String> AUDIT_CLIENTS =
+      List.of("aws-s3-v2", "aws-s3-v1", "minio", "gcs", "azure-blob", "file", "lmdb", "rocksdb");
+
   /** {@code datasource.url}: where the lease table lives. */
   public static final Setting<String> DATASOURCE_URL =
       Setting.builder("datasource.url", Kind.TEXT, SettingsCatalog::jdbcUrl)
@@ -572,11 +584,11 @@ public final class SettingsCatalog {
   public static final Setting<String> AUDIT_REQUIRE_FENCE_PER_CLIENT =
       Setting.builder("audit.require-fence.<client>", Kind.TEXT, FenceArguments::fenceName)
           .readBy(AUDIT)
+          .members(AUDIT_CLIENTS)
           .defaultText("audit.require-fence")
           .allowed("a fence name")
           .example("corpus")
-          .meaning(
-              "the same for one client: aws-s3-v2, aws-s3-v1, minio, gcs, azure-blob, file, lmdb, rocksdb")
+          .meaning("the same for one client: " + String.join(", ", AUDIT_CLIENTS))
           .build();
 
   /** {@code audit.map}: whether the audit records fenced writes too, for the writer map. */
@@ -733,13 +745,55 @@ public final class SettingsCatalog {
    * @return the error to throw, naming the property and every known key
    */
   public static IllegalArgumentException unknown(String property, String source) {
+    String bareKey = property.startsWith(PREFIX) ? property.substring(PREFIX.length()) : property;
+    Optional<String> member = unknownMember(bareKey);
     return new IllegalArgumentException(
         "writer-fence: unknown setting '"
             + property
             + "' (from "
             + source
-            + "); known settings: "
-            + knownKeys());
+            + ")"
+            + (member.isPresent() ? ": " + member.get() : "; known settings: " + knownKeys()));
+  }
+
+  /**
+   * Why a key that is no setting was refused, for a mode that words its own message (Spring).
+   *
+   * @param bareKey the key without the prefix, such as {@code audit.require-fence.gsc}
+   * @return {@code unknown setting}, then the known members when the key is under a family with
+   *     members (naming the bad last part), else every known key
+   */
+  public static String whyUnknown(String bareKey) {
+    return "unknown setting"
+        + unknownMember(bareKey).map(m -> ": " + m).orElse("; known settings: " + knownKeys());
+  }
+
+  /**
+   * @return for a key under a family whose members are known but which is none of them, the words
+   *     naming its last part and the members; else empty
+   */
+  private static Optional<String> unknownMember(String bareKey) {
+    for (Setting<?> s : ALL) {
+      String prefix = s.familyPrefix();
+      if (!s.members().isEmpty()
+          && bareKey.startsWith(prefix)
+          && bareKey.length() > prefix.length()
+          && !s.matches(bareKey)) {
+        String word = s.key().substring(prefix.length() + 1, s.key().length() - 1); // <client>
+        return Optional.of(
+            "'"
+                + bareKey.substring(prefix.length())
+                + "' is no known "
+                + word
+                + " of "
+                + s.key()
+                + "; known "
+                + word
+                + "s: "
+                + String.join(", ", s.members()));
+      }
+    }
+    return Optional.empty();
   }
 
   /**

@@ -97,11 +97,28 @@ class SettingsCatalogTest {
   }
 
   @Test
+  void anUnknownClientOfRequireFenceIsRefusedNamingItAndTheKnownClients() {
+    Properties p = new Properties();
+    p.setProperty("writer-fence.audit.require-fence.gsc", "corpus");
+
+    assertThatThrownBy(() -> WriterFenceSettings.fromProperties(p))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown setting 'writer-fence.audit.require-fence.gsc'")
+        .hasMessageContaining("'gsc' is no known client of audit.require-fence.<client>")
+        .hasMessageContaining("known clients: " + String.join(", ", SettingsCatalog.AUDIT_CLIENTS));
+    assertThat(SettingsCatalog.isKnown("audit.require-fence.gcs")).isTrue();
+    assertThat(SettingsCatalog.isKnown("audit.require-fence.gsc")).isFalse();
+    assertThat(SettingsCatalog.AUDIT_REQUIRE_FENCE_PER_CLIENT.meaning())
+        .endsWith(String.join(", ", SettingsCatalog.AUDIT_CLIENTS));
+  }
+
+  @Test
   void everyKeyIsDefinedOnceAndNoTwoSettingsClaimOneKey() {
     Set<String> keys = new HashSet<>();
     for (Setting<?> s : SettingsCatalog.all()) {
       assertThat(keys.add(s.key())).as("defined twice: %s", s.key()).isTrue();
-      String probe = s.isFamily() ? s.familyPrefix() + "x" : s.key();
+      String member = s.members().isEmpty() ? "x" : s.members().get(0);
+      String probe = s.isFamily() ? s.familyPrefix() + member : s.key();
       assertThat(SettingsCatalog.find(probe)).as(probe).containsSame(s);
       assertThat(s.modes()).as(s.key()).isNotEmpty();
       assertThat(s.meaning()).as(s.key()).isNotBlank();

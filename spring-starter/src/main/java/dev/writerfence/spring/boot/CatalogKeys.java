@@ -14,6 +14,8 @@ import org.springframework.core.env.Environment;
 /**
  * The {@code writer-fence.*} keys of an environment judged by the core's {@link SettingsCatalog},
  * in Spring's relaxed form ({@code writer-fence.retry.maxAttempts} is {@code retry.max-attempts}).
+ * A family with known members ({@code audit.require-fence.<client>}) accepts only those: {@code
+ * writer-fence.audit.require-fence.gsc} is unknown, as it is to the agent and the process fence.
  */
 final class CatalogKeys {
   private static final ConfigurationPropertyName ROOT =
@@ -32,7 +34,8 @@ final class CatalogKeys {
           new Known(
               ConfigurationPropertyName.of(
                   WriterFenceProperties.PREFIX + "." + stripDot(s.familyPrefix())),
-              s.isFamily()));
+              s.isFamily(),
+              s.members().stream().map(CatalogKeys::uniform).toList()));
     }
     TreeSet<String> unknown = new TreeSet<>();
     for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
@@ -47,14 +50,40 @@ final class CatalogKeys {
     return List.copyOf(unknown);
   }
 
+  /**
+   * @param name a {@code writer-fence.*} name as {@link #unknownKeys} gives it
+   * @return why the catalog refuses it, naming the known members when it is under a family with
+   *     members, else every known key (the core's words, as the agent and the process fence say)
+   */
+  static String whyUnknown(String name) {
+    String prefix = WriterFenceProperties.PREFIX + ".";
+    return SettingsCatalog.whyUnknown(
+        name.startsWith(prefix) ? name.substring(prefix.length()) : name);
+  }
+
+  /** A member in Spring's uniform form (lower case, no dashes), as names are compared. */
+  private static String uniform(String member) {
+    return ConfigurationPropertyName.of(member)
+        .getLastElement(ConfigurationPropertyName.Form.UNIFORM);
+  }
+
   private static String stripDot(String prefix) {
     return prefix.endsWith(".") ? prefix.substring(0, prefix.length() - 1) : prefix;
   }
 
-  /** A key of the catalog, or for a family the parent of its keys. */
-  private record Known(ConfigurationPropertyName name, boolean family) {
+  /**
+   * A key of the catalog, or for a family the parent of its keys and the members it accepts (empty:
+   * any), in the uniform form.
+   */
+  private record Known(ConfigurationPropertyName name, boolean family, List<String> members) {
     boolean accepts(ConfigurationPropertyName candidate) {
-      return family ? name.isParentOf(candidate) : name.equals(candidate);
+      if (!family) {
+        return name.equals(candidate);
+      }
+      return name.isParentOf(candidate)
+          && (members.isEmpty()
+              || members.contains(
+                  candidate.getLastElement(ConfigurationPropertyName.Form.UNIFORM)));
     }
   }
 }

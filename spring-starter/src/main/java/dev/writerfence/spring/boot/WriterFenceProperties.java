@@ -108,12 +108,7 @@ public class WriterFenceProperties extends WriterFenceConfiguration
       for (String unknown : CatalogKeys.unknownKeys(p.environment)) {
         errors.reject(
             "writer-fence.unknown",
-            unknown
-                + ": unknown setting; known settings: "
-                + SettingsCatalog.knownKeys()
-                + " (under "
-                + PREFIX
-                + ".)");
+            unknown + ": " + CatalogKeys.whyUnknown(unknown) + " (under " + PREFIX + ".)");
       }
     }
     for (Violation v : p.violations()) {

@@ -12,8 +12,10 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.ClientAudit;
+import dev.writerfence.agent.audit.MultipartUploads;
 import dev.writerfence.agent.audit.WriteTarget;
 import java.util.List;
+import java.util.Set;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.matcher.ElementMatcher;
@@ -52,9 +54,21 @@ public final class AwsS3V1Audit implements ClientAudit {
     "isRequesterPaysEnabled"
   };
 
+  /** The SDK's multipart upload (the transfer manager's): one logical write. */
+  private static final MultipartUploads MULTIPART =
+      new MultipartUploads(
+          Set.of("initiateMultipartUpload"),
+          Set.of("uploadPart", "copyPart", "completeMultipartUpload", "abortMultipartUpload"),
+          Set.of("completeMultipartUpload", "abortMultipartUpload"));
+
   @Override
   public String id() {
     return ID;
+  }
+
+  @Override
+  public MultipartUploads multipart() {
+    return MULTIPART;
   }
 
   @Override

@@ -11,10 +11,12 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
 import dev.writerfence.agent.audit.ClientAudit;
+import dev.writerfence.agent.audit.MultipartUploads;
 import dev.writerfence.agent.audit.WriteTarget;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import net.bytebuddy.agent.builder.AgentBuilder;
 
 /**
@@ -35,9 +37,21 @@ public final class AwsS3V2Audit implements ClientAudit {
   private static final String S3 = "software.amazon.awssdk.services.s3.";
   private static final String TRANSFER = "software.amazon.awssdk.transfer.s3.";
 
+  /** The SDK's multipart upload: its parts, copies and completion are one logical write. */
+  private static final MultipartUploads MULTIPART =
+      new MultipartUploads(
+          Set.of("createMultipartUpload"),
+          Set.of("uploadPart", "uploadPartCopy", "completeMultipartUpload", "abortMultipartUpload"),
+          Set.of("completeMultipartUpload", "abortMultipartUpload"));
+
   @Override
   public String id() {
     return ID;
+  }
+
+  @Override
+  public MultipartUploads multipart() {
+    return MULTIPART;
   }
 
   @Override
