@@ -403,7 +403,6 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
       return statements.query(
           connection,
           LOCKS_SQL,
-          Statements.Parameters.NONE,
           rs -> {
             Map<Long, List<Integer>> locks = new HashMap<>();
             while (rs.next()) {

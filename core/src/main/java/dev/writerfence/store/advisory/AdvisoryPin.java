@@ -5,7 +5,6 @@ import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.store.jdbc.SqlErrors;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -28,7 +27,7 @@ final class AdvisoryPin implements StoreLease {
   private static final Logger LOG = LoggerFactory.getLogger(AdvisoryLockStore.class);
 
   /**
-   * Whether this session holds the key whose halves are the two parameters, per {@link #setKey}.
+   * Whether this session holds the key whose halves are the two parameters, per {@link #keyHalves}.
    */
   static final String HELD_BY_ME =
       "EXISTS (SELECT 1 FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory'"
@@ -125,13 +124,13 @@ final class AdvisoryPin implements StoreLease {
               .query(
                   connection,
                   RENEW_SQL,
-                  ps -> setKey(ps, 1, key),
                   rs -> {
                     rs.next();
                     return rs.getBoolean(1)
                         ? Optional.of(instant(rs, 2).plus(ttl))
                         : Optional.<Instant>empty();
-                  });
+                  },
+                  keyHalves(key));
       if (confirmed.isPresent()) {
         return confirmed;
       }
@@ -182,11 +181,11 @@ final class AdvisoryPin implements StoreLease {
               .query(
                   connection,
                   UNLOCK_SQL,
-                  ps -> ps.setLong(1, key),
                   rs -> {
                     rs.next();
                     return rs.getBoolean(1);
-                  });
+                  },
+                  key);
     } catch (SQLException e) {
       end(true); // closing the session frees the lock, whatever state it is in
       RuntimeException classified = SqlErrors.classify(lease.fenceName(), pool.schema(), e);
@@ -245,10 +244,14 @@ final class AdvisoryPin implements StoreLease {
     }
   }
 
-  /** Binds a 64-bit key as the two halves {@code pg_locks} shows it in. */
-  static void setKey(PreparedStatement ps, int index, long key) throws SQLException {
-    ps.setLong(index, key >>> 32); // pg_locks.classid: the high 32 bits, unsigned
-    ps.setLong(index + 1, key & 0xFFFF_FFFFL); // pg_locks.objid: the low 32 bits, unsigned
+  /**
+   * A 64-bit key as the two halves {@code pg_locks} shows it in, as the parameters of a statement.
+   *
+   * @return {@code pg_locks.classid} (the high 32 bits, unsigned) then {@code pg_locks.objid} (the
+   *     low 32 bits, unsigned), each a {@link Long}
+   */
+  static Object[] keyHalves(long key) {
+    return new Object[] {key >>> 32, key & 0xFFFF_FFFFL};
   }
 
   static Instant instant(ResultSet rs, int column) throws SQLException {

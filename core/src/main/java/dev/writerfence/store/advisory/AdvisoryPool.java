@@ -146,7 +146,7 @@ final class AdvisoryPool {
     try {
       if (mayHoldLock) {
         try {
-          statements.query(connection, UNLOCK_ALL_SQL, Statements.Parameters.NONE, rs -> null);
+          statements.query(connection, UNLOCK_ALL_SQL, rs -> null);
         } catch (SQLException e) {
           LOG.debug("writer-fence: could not drop a failed attempt's locks; closing", e);
           discard(connection);

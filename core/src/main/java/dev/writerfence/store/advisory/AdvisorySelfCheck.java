@@ -115,11 +115,11 @@ final class AdvisorySelfCheck {
     return statements.query(
         connection,
         TRY_LOCK_SQL,
-        ps -> ps.setLong(1, key),
         rs -> {
           rs.next();
           return new Try(rs.getBoolean(1), rs.getInt(2));
-        });
+        },
+        key);
   }
 
   /** Checks that a connection is still on the server process that answered before. */
@@ -129,7 +129,6 @@ final class AdvisorySelfCheck {
     return statements.query(
         connection,
         SESSION_SQL,
-        ps -> AdvisoryPin.setKey(ps, 1, key),
         rs -> {
           rs.next();
           int now = rs.getInt(1);
@@ -146,12 +145,13 @@ final class AdvisorySelfCheck {
                 + " between two statements";
           }
           return null;
-        });
+        },
+        AdvisoryPin.keyHalves(key));
   }
 
   private static void bestEffortUnlock(Statements statements, Connection connection, long key) {
     try {
-      statements.query(connection, AdvisoryPin.UNLOCK_SQL, ps -> ps.setLong(1, key), rs -> null);
+      statements.query(connection, AdvisoryPin.UNLOCK_SQL, rs -> null, key);
     } catch (SQLException e) {
       LOG.debug("writer-fence: could not unlock the self-check's key {}", key, e);
     }

@@ -18,29 +18,18 @@ import javax.sql.DataSource;
  * of its own or the caller's).
  */
 public final class Statements {
+  /** What {@link #text(String)} gives for {@code null}: bound by {@code setString(i, null)}. */
+  private static final Object NULL_TEXT =
+      new Object() {
+        @Override
+        public String toString() {
+          return "NULL::text";
+        }
+      };
+
   private final DataSource dataSource;
   private final String schema;
   private final int queryTimeoutSeconds;
-
-  /**
-   * Binds a statement's parameters.
-   *
-   * <p>Each store binds with the typed setters it always used ({@code setString}, {@code setInt},
-   * {@code setObject} for a UUID): a {@code null} bound by {@code setString} goes to the server as
-   * text, by {@code setObject} as an unknown type, which can change which overload a call resolves
-   * to.
-   */
-  @FunctionalInterface
-  public interface Parameters {
-    /** No parameters. */
-    Parameters NONE = ps -> {};
-
-    /**
-     * @param ps the prepared statement, its query timeout set
-     * @throws SQLException when a value cannot be bound
-     */
-    void bind(PreparedStatement ps) throws SQLException;
-  }
 
   /**
    * Reads the answer of a query.
@@ -79,6 +68,18 @@ public final class Statements {
   }
 
   /**
+   * A text parameter that may be {@code null}, bound as {@code setString} binds it: a {@code null}
+   * goes to the server as text ({@code varchar}, or of unspecified type with pgjdbc's {@code
+   * stringtype=unspecified}), as a non-null {@link String} does, not as a value of unknown type.
+   *
+   * @param value the text, may be {@code null}
+   * @return {@code value} itself when not {@code null}; otherwise a marker only this class binds
+   */
+  public static Object text(String value) {
+    return value == null ? NULL_TEXT : value;
+  }
+
+  /**
    * @return the query timeout of every statement, in whole seconds
    */
   public int queryTimeoutSeconds() {
@@ -92,16 +93,16 @@ public final class Statements {
    * @param fenceName the fence the statement is for, named in a failure's message ({@code *} for
    *     every fence)
    * @param sql the statement, with {@code ?} parameters
-   * @param parameters binds them
    * @param answer reads the result
+   * @param values the parameters in order, bound as the class description says
    * @return what {@code answer} read
    * @throws RuntimeException {@link SqlErrors#classify}'s exception for a database error: {@code
    *     TransientLeaseStoreException}, {@code IllegalArgumentException} or {@code
    *     WriterFenceUnavailableException}, the {@link SQLException} as its cause
    */
-  public <T> T call(String fenceName, String sql, Parameters parameters, Answer<T> answer) {
+  public <T> T call(String fenceName, String sql, Answer<T> answer, Object... values) {
     try {
-      return query(sql, parameters, answer);
+      return query(sql, answer, values);
     } catch (SQLException e) {
       throw SqlErrors.classify(fenceName, schema, e);
     }
@@ -114,15 +115,37 @@ public final class Statements {
    *
    * @param <T> what is read
    * @param sql the statement, with {@code ?} parameters
-   * @param parameters binds them
    * @param answer reads the result
+   * @param values the parameters in order, bound as the class description says
    * @return what {@code answer} read
    * @throws SQLException as the driver raised it, unsorted
    */
-  public <T> T query(String sql, Parameters parameters, Answer<T> answer) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
-        AutoCommit autoCommit = AutoCommit.on(connection)) {
-      return query(autoCommit.connection, sql, parameters, answer);
+  public <T> T query(String sql, Answer<T> answer, Object... values) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      // Autocommit is switched here, not by a helper closed after the answer: nothing of this
+      // class runs once the caller's answer has read the result.
+      boolean turnedOn = !connection.getAutoCommit();
+      if (turnedOn) {
+        connection.setAutoCommit(true);
+      }
+      T result;
+      try {
+        result = query(connection, sql, answer, values);
+      } catch (Throwable e) {
+        if (turnedOn) {
+          // A failure to turn it back must not hide the statement's own failure.
+          try {
+            connection.setAutoCommit(false);
+          } catch (SQLException restore) {
+            e.addSuppressed(restore);
+          }
+        }
+        throw e;
+      }
+      if (turnedOn) {
+        connection.setAutoCommit(false);
+      }
+      return result;
     }
   }
 
@@ -132,15 +155,21 @@ public final class Statements {
    * @param <T> what is read
    * @param connection the connection, for example one pinned to a hold
    * @param sql the statement, with {@code ?} parameters
-   * @param parameters binds them
    * @param answer reads the result
+   * @param values the parameters in order, bound as the class description says
    * @return what {@code answer} read
    * @throws SQLException as the driver raised it, unsorted
    */
-  public <T> T query(Connection connection, String sql, Parameters parameters, Answer<T> answer)
+  public <T> T query(Connection connection, String sql, Answer<T> answer, Object... values)
       throws SQLException {
     try (PreparedStatement ps = prepare(connection, sql)) {
-      parameters.bind(ps);
+      for (int i = 0; i < values.length; i++) {
+        if (values[i] == NULL_TEXT) {
+          ps.setString(i + 1, null);
+        } else {
+          ps.setObject(i + 1, values[i]);
+        }
+      }
       try (ResultSet rs = ps.executeQuery()) {
         return answer.read(rs);
       }
@@ -164,35 +193,6 @@ public final class Statements {
     } catch (SQLException | RuntimeException e) {
       ps.close();
       throw e;
-    }
-  }
-
-  /**
-   * Turns autocommit on for one statement and back off when it was off. A failure to turn it back
-   * does not hide the statement's own failure: try-with-resources adds it as suppressed.
-   */
-  private static final class AutoCommit implements AutoCloseable {
-    final Connection connection;
-    private final boolean turnedOn;
-
-    private AutoCommit(Connection connection, boolean turnedOn) {
-      this.connection = connection;
-      this.turnedOn = turnedOn;
-    }
-
-    static AutoCommit on(Connection connection) throws SQLException {
-      if (connection.getAutoCommit()) {
-        return new AutoCommit(connection, false);
-      }
-      connection.setAutoCommit(true);
-      return new AutoCommit(connection, true);
-    }
-
-    @Override
-    public void close() throws SQLException {
-      if (turnedOn) {
-        connection.setAutoCommit(false);
-      }
     }
   }
 }

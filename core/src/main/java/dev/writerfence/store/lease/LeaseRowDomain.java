@@ -34,7 +34,6 @@ final class LeaseRowDomain {
       known =
           statements.query(
               "SELECT (SELECT system_identifier FROM pg_control_system()), current_database()",
-              Statements.Parameters.NONE,
               rs -> {
                 rs.next();
                 return "lease-row " + rs.getLong(1) + "/" + rs.getString(2) + "/" + schema;

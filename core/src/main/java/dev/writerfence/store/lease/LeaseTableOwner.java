@@ -79,11 +79,11 @@ public final class LeaseTableOwner implements AutoCloseable {
             + " pg_has_role(current_user, c.relowner, 'USAGE')"
             + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
             + " WHERE n.nspname = ? AND c.relname = 'lease' AND c.relkind IN ('r', 'p')",
-        ps -> ps.setString(1, schema),
         rs ->
             rs.next()
                 ? Optional.of(new Ownership(rs.getString(1), rs.getString(2), rs.getBoolean(3)))
-                : Optional.empty());
+                : Optional.empty(),
+        schema);
   }
 
   /**
@@ -111,7 +111,6 @@ public final class LeaseTableOwner implements AutoCloseable {
     return statements.query(
         connection,
         sql,
-        ps -> ps.setString(1, fenceName),
         rs -> {
           if (!rs.next()) {
             return Optional.empty();
@@ -126,7 +125,8 @@ public final class LeaseTableOwner implements AutoCloseable {
                   rs.getBigDecimal("seconds_left"),
                   rs.getString("state"));
           return Optional.of(new Clocked<>(status, instant(rs, "now")));
-        });
+        },
+        fenceName);
   }
 
   /**

@@ -148,24 +148,30 @@ public final class PgLeaseStore implements LeaseStore {
   @Override
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
+    // The check comes first and the row is read by a method that captures nothing: between the
+    // check and the statement no code of this class runs, so the call goes into FenceArguments,
+    // into Statements, and back here once.
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
-    return statements.call(
-        fenceName,
-        acquireSql,
-        ps -> {
-          ps.setString(1, fenceName);
-          ps.setObject(2, holderToken);
-          ps.setString(3, holderLabel);
-          ps.setInt(4, ttlSeconds);
-        },
-        rs -> {
-          if (!rs.next()) {
-            return Optional.empty();
-          }
-          return Optional.of(
-              new Lease(
-                  this, fenceName, holderToken, rs.getLong(1), instant(rs, 2), instant(rs, 3)));
-        });
+    Granted granted =
+        statements.call(
+            fenceName,
+            acquireSql,
+            PgLeaseStore::granted,
+            fenceName,
+            holderToken,
+            Statements.text(holderLabel),
+            ttlSeconds);
+    return granted == null
+        ? Optional.empty()
+        : Optional.of(new Lease(this, fenceName, holderToken, granted));
+  }
+
+  /** The fencing token and times of a granted lease, as its statement answered them. */
+  private record Granted(long fencingToken, Instant acquiredAt, Instant expiresAt) {}
+
+  /** Reads {@code acquire_lease}'s answer: no row when busy. */
+  private static Granted granted(ResultSet rs) throws SQLException {
+    return rs.next() ? new Granted(rs.getLong(1), instant(rs, 2), instant(rs, 3)) : null;
   }
 
   /**
@@ -192,31 +198,44 @@ public final class PgLeaseStore implements LeaseStore {
   /** One call of {@code acquire_turn}: refreshes the ticket and, in its turn, tries the lease. */
   @Override
   public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
-    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
-    int lapseSeconds = FenceArguments.lapseSeconds(ticket.lapse());
+    // The ticket is read and the values checked before the statement, and the row read by a
+    // method that captures nothing: each class is entered once on the way (see acquire).
     String fenceName = ticket.fenceName();
-    return statements.call(
-        fenceName,
-        acquireTurnSql,
-        ps -> {
-          ps.setString(1, fenceName);
-          ps.setObject(2, holderToken);
-          ps.setString(3, ticket.holderLabel());
-          ps.setInt(4, ttlSeconds);
-          ps.setObject(5, ticket.waiterToken());
-          ps.setInt(6, ticket.priority());
-          ps.setInt(7, lapseSeconds);
-        },
-        rs -> {
-          rs.next();
-          long fencingToken = rs.getLong(1);
-          if (rs.wasNull()) {
-            return new Turn(Optional.empty(), rs.getInt(4), rs.getInt(5));
-          }
-          return Turn.granted(
-              new Lease(this, fenceName, holderToken, fencingToken, instant(rs, 2), instant(rs, 3)),
-              rs.getInt(5));
-        });
+    String holderLabel = ticket.holderLabel();
+    UUID waiterToken = ticket.waiterToken();
+    int priority = ticket.priority();
+    Duration lapse = ticket.lapse();
+    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    int lapseSeconds = FenceArguments.lapseSeconds(lapse);
+    InTurn turn =
+        statements.call(
+            fenceName,
+            acquireTurnSql,
+            PgLeaseStore::inTurn,
+            fenceName,
+            holderToken,
+            Statements.text(holderLabel),
+            ttlSeconds,
+            waiterToken,
+            priority,
+            lapseSeconds);
+    if (turn.granted == null) {
+      return new Turn(Optional.empty(), turn.place, turn.waiters);
+    }
+    return Turn.granted(new Lease(this, fenceName, holderToken, turn.granted), turn.waiters);
+  }
+
+  /** {@code acquire_turn}'s answer: the lease when granted ({@code null} when not), the queue. */
+  private record InTurn(Granted granted, int place, int waiters) {}
+
+  private static InTurn inTurn(ResultSet rs) throws SQLException {
+    rs.next();
+    long fencingToken = rs.getLong(1);
+    if (rs.wasNull()) {
+      return new InTurn(null, rs.getInt(4), rs.getInt(5));
+    }
+    return new InTurn(
+        new Granted(fencingToken, instant(rs, 2), instant(rs, 3)), rs.getInt(4), rs.getInt(5));
   }
 
   /** One call of {@code enqueue}. */
@@ -226,30 +245,22 @@ public final class PgLeaseStore implements LeaseStore {
     return statements.call(
         ticket.fenceName(),
         enqueueSql,
-        ps -> {
-          ps.setString(1, ticket.fenceName());
-          ps.setObject(2, ticket.waiterToken());
-          ps.setString(3, ticket.holderLabel());
-          ps.setInt(4, ticket.priority());
-          ps.setInt(5, lapseSeconds);
-        },
         rs -> {
           rs.next();
           return new Turn(Optional.empty(), rs.getInt(1), rs.getInt(2));
-        });
+        },
+        ticket.fenceName(),
+        ticket.waiterToken(),
+        Statements.text(ticket.holderLabel()),
+        ticket.priority(),
+        lapseSeconds);
   }
 
   /** One call of {@code leave_queue}. */
   @Override
   public boolean leaveQueue(String fenceName, UUID waiterToken) {
     return statements.call(
-        fenceName,
-        leaveQueueSql,
-        ps -> {
-          ps.setString(1, fenceName);
-          ps.setObject(2, waiterToken);
-        },
-        PgLeaseStore::firstBoolean);
+        fenceName, leaveQueueSql, PgLeaseStore::firstBoolean, fenceName, waiterToken);
   }
 
   /** The fence's rows of {@code queue_status}: live tickets head first, then lapsed ones. */
@@ -258,14 +269,14 @@ public final class PgLeaseStore implements LeaseStore {
     return statements.call(
         fenceName,
         queueSql,
-        ps -> ps.setString(1, fenceName),
         rs -> {
           List<QueuedWaiter> rows = new ArrayList<>();
           while (rs.next()) {
             rows.add(waiter(rs));
           }
           return rows;
-        });
+        },
+        fenceName);
   }
 
   /**
@@ -279,29 +290,18 @@ public final class PgLeaseStore implements LeaseStore {
   private Optional<Instant> renew(String fenceName, UUID holderToken, Duration ttl) {
     int ttlSeconds = FenceArguments.ttlSeconds(ttl);
     return statements.call(
-        fenceName,
-        renewSql,
-        ps -> {
-          ps.setString(1, fenceName);
-          ps.setObject(2, holderToken);
-          ps.setInt(3, ttlSeconds);
-        },
-        rs -> {
-          rs.next();
-          return Optional.ofNullable(instant(rs, 1));
-        });
+        fenceName, renewSql, PgLeaseStore::expiry, fenceName, holderToken, ttlSeconds);
+  }
+
+  private static Optional<Instant> expiry(ResultSet rs) throws SQLException {
+    rs.next();
+    return Optional.ofNullable(instant(rs, 1));
   }
 
   /** Calls {@code release}: frees the row only while it carries this holder token. */
   private boolean release(String fenceName, UUID holderToken) {
     return statements.call(
-        fenceName,
-        releaseSql,
-        ps -> {
-          ps.setString(1, fenceName);
-          ps.setObject(2, holderToken);
-        },
-        PgLeaseStore::firstBoolean);
+        fenceName, releaseSql, PgLeaseStore::firstBoolean, fenceName, holderToken);
   }
 
   /** A lease row this store granted: renewed and released by its fence name and holder token. */
@@ -313,6 +313,16 @@ public final class PgLeaseStore implements LeaseStore {
       Instant acquiredAt,
       Instant expiresAt)
       implements StoreLease {
+    Lease(PgLeaseStore store, String fenceName, UUID holderToken, Granted granted) {
+      this(
+          store,
+          fenceName,
+          holderToken,
+          granted.fencingToken,
+          granted.acquiredAt,
+          granted.expiresAt);
+    }
+
     @Override
     public Optional<Instant> renew(Duration ttl) {
       return store.renew(fenceName, holderToken, ttl);
@@ -329,8 +339,8 @@ public final class PgLeaseStore implements LeaseStore {
     return statements.call(
         fenceName,
         statusSql,
-        ps -> ps.setString(1, fenceName),
-        rs -> rs.next() ? Optional.of(status(rs)) : Optional.empty());
+        rs -> rs.next() ? Optional.of(status(rs)) : Optional.empty(),
+        fenceName);
   }
 
   @Override
@@ -338,7 +348,6 @@ public final class PgLeaseStore implements LeaseStore {
     return statements.call(
         "*",
         statusAllSql,
-        Statements.Parameters.NONE,
         rs -> {
           List<LeaseStatus> rows = new ArrayList<>();
           while (rs.next()) {
@@ -359,10 +368,7 @@ public final class PgLeaseStore implements LeaseStore {
    */
   public Clocked<List<LeaseStatus>> statusAllClocked() {
     return statements.call(
-        "*",
-        statusAllClockedSql,
-        Statements.Parameters.NONE,
-        rs -> clockedRows(rs, 8, PgLeaseStore::status));
+        "*", statusAllClockedSql, rs -> clockedRows(rs, 8, PgLeaseStore::status));
   }
 
   /**
@@ -377,10 +383,7 @@ public final class PgLeaseStore implements LeaseStore {
   public Optional<Clocked<List<QueuedWaiter>>> queueAllClocked() {
     try {
       return Optional.of(
-          statements.query(
-              queueAllClockedSql,
-              Statements.Parameters.NONE,
-              rs -> clockedRows(rs, 9, PgLeaseStore::waiter)));
+          statements.query(queueAllClockedSql, rs -> clockedRows(rs, 9, PgLeaseStore::waiter)));
     } catch (SQLException e) {
       if ("42P01".equals(e.getSQLState())) {
         return Optional.empty();

@@ -278,15 +278,11 @@ public final class LeaseRpcStore implements LeaseStore {
     <T> T run(String more, Statements.Answer<T> answer) throws SQLException {
       return statements.query(
           text + ")" + more,
-          ps -> {
-            for (int i = 0; i < values.size(); i++) {
-              ps.setObject(i + 1, values.get(i));
-            }
-          },
           rs -> {
             rs.next();
             return answer.read(rs);
-          });
+          },
+          values.toArray());
     }
   }
 
