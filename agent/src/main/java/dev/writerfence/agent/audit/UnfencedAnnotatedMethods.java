@@ -1,7 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import dev.writerfence.agent.AgentLog;
-import dev.writerfence.internal.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethodParser;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -76,7 +76,7 @@ final class UnfencedAnnotatedMethods {
               return found;
             });
     for (Method m : annotated) {
-      String name = FencedMethods.describe(m);
+      String name = FencedMethodParser.describe(m);
       if (reported.add(name)) {
         Finding finding =
             new Finding(name, woven(m.getDeclaringClass()) ? WOVEN_ELSEWHERE : NOT_WOVEN, callSite);

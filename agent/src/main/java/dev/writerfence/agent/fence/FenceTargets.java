@@ -2,7 +2,7 @@ package dev.writerfence.agent.fence;
 
 import dev.writerfence.agent.AgentLog;
 import dev.writerfence.annotation.WriterFenced;
-import dev.writerfence.internal.weaving.FencedMethods;
+import dev.writerfence.internal.weaving.FencedMethodParser;
 import dev.writerfence.internal.weaving.LazyResults;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -176,7 +176,7 @@ final class FenceTargets {
       return FenceSpec.annotated(
           where,
           takenBy(type, m),
-          FencedMethods.of(
+          FencedMethodParser.of(
               annotation,
               where,
               returnTypeName(m),
@@ -295,7 +295,7 @@ final class FenceTargets {
 
   /**
    * @return the method as the leases it takes name their taker, and as {@code
-   *     FencedMethods.describe} names a method of a loaded class: {@code
+   *     FencedMethodParser.describe} names a method of a loaded class: {@code
    *     com.acme.Uploader.upload(String)}
    */
   private static String takenBy(TypeDescription type, MethodDescription m) {

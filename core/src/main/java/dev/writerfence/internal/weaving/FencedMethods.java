@@ -1,45 +1,34 @@
 package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceRequest;
-import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFenceBusyException;
-import dev.writerfence.annotation.OnBusy;
 import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.retry.BusyRetryPolicy;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalDouble;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Turns {@link WriterFenced} on a method into a ready {@link FencedMethod}, which enters the fence
  * for each call. Shared by every weaving mode, so the same annotation means the same fenced call
  * everywhere. The annotation, its name template ({@link FenceNameTemplate}) and its retry values
  * are read and checked once per method; a call only fills in the name's placeholders, checks the
- * name and enters the fence with the values ready, without building a {@link FenceRequest}.
+ * name and enters the fence with the values ready, without building a {@link FenceRequest}. {@link
+ * FencedMethodParser} reads the annotation; a woven call's whole path, from {@link #proceed} to the
+ * fence's enter and the method's exit, stays in this class (ADR 34).
  *
  * <p>With {@code onBusy = SKIP} a call that stays busy through its wait does not run the method and
  * returns {@link SkipOnBusy}'s value instead of throwing; unavailable and interrupted still throw.
  */
 public final class FencedMethods {
-  private static final Logger LOG = LoggerFactory.getLogger(FencedMethods.class);
-
   private static final ConcurrentMap<Method, Optional<FencedMethod>> CACHE =
       new ConcurrentHashMap<>();
 
@@ -54,7 +43,7 @@ public final class FencedMethods {
    * @throws IllegalArgumentException when an attribute breaks its rule, naming the method
    */
   public static Optional<FencedMethod> lookup(Method method) {
-    return CACHE.computeIfAbsent(method, FencedMethods::parse);
+    return CACHE.computeIfAbsent(method, FencedMethodParser::parse);
   }
 
   /**
@@ -122,100 +111,6 @@ public final class FencedMethods {
     return fence.core;
   }
 
-  /**
-   * Parses an annotation that was read without reflection on the method (the agent reads it from
-   * the class file).
-   *
-   * @param annotation the annotation; never {@code null}
-   * @param where the annotated method, for the message
-   * @param returnTypeName the binary name of the method's declared return type, as {@link
-   *     Class#getName()} gives it ({@code void}, {@code int}, {@code java.util.Optional}); never
-   *     {@code null}
-   * @return the parsed annotation
-   * @throws IllegalArgumentException when an attribute breaks its rule, naming {@code where}
-   */
-  public static FencedMethod of(WriterFenced annotation, String where, String returnTypeName) {
-    return of(annotation, where, returnTypeName, returnTypeName::equals, null);
-  }
-
-  /**
-   * Parses an annotation read without reflection on the method, with what decides how its result is
-   * held ({@link LazyResults#of}).
-   *
-   * @param annotation the annotation; never {@code null}
-   * @param where the annotated method, for the message
-   * @param returnTypeName the binary name of the method's declared return type; never {@code null}
-   * @param subtypeOf whether the declared return type is the named type or a subtype of it; never
-   *     {@code null}
-   * @param lastParameterTypeName the binary name of the last parameter's type, or {@code null} when
-   *     the method has none
-   * @return the parsed annotation
-   * @throws IllegalArgumentException when an attribute breaks its rule, or the result type cannot
-   *     be held ({@link LazyResults#of}), naming {@code where}
-   */
-  public static FencedMethod of(
-      WriterFenced annotation,
-      String where,
-      String returnTypeName,
-      Predicate<String> subtypeOf,
-      String lastParameterTypeName) {
-    return of(annotation, where, where, returnTypeName, subtypeOf, lastParameterTypeName);
-  }
-
-  /** {@link #of(WriterFenced, String, String, Predicate, String)}, with its leases' taker. */
-  private static FencedMethod of(
-      WriterFenced annotation,
-      String where,
-      String takenBy,
-      String returnTypeName,
-      Predicate<String> subtypeOf,
-      String lastParameterTypeName) {
-    try {
-      return new FencedMethod(
-          annotation, where, takenBy, returnTypeName, subtypeOf, lastParameterTypeName);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          e.getMessage() + " (in @WriterFenced on " + where + ")", e);
-    }
-  }
-
-  private static Optional<FencedMethod> parse(Method method) {
-    WriterFenced annotation = method.getAnnotation(WriterFenced.class);
-    if (annotation == null && Modifier.isPublic(method.getModifiers())) {
-      annotation = method.getDeclaringClass().getAnnotation(WriterFenced.class);
-    }
-    if (annotation == null) {
-      return Optional.empty();
-    }
-    Class<?>[] parameters = method.getParameterTypes();
-    return Optional.of(
-        of(
-            annotation,
-            method.toGenericString(),
-            describe(method),
-            method.getReturnType().getName(),
-            LazyResults.subtypeOf(method.getReturnType()),
-            parameters.length == 0 ? null : parameters[parameters.length - 1].getName()));
-  }
-
-  /**
-   * Names a fenced method as the audit names methods, and as the leases it takes name their taker:
-   * {@code com.acme.Uploader.upload(String)}, the declaring class's binary name and the simple
-   * names of the parameter types.
-   *
-   * @param method the method; never {@code null}
-   * @return its name; never {@code null}
-   */
-  public static String describe(Method method) {
-    StringBuilder s = new StringBuilder(method.getDeclaringClass().getName()).append('.');
-    s.append(method.getName()).append('(');
-    Class<?>[] params = method.getParameterTypes();
-    for (int i = 0; i < params.length; i++) {
-      s.append(i > 0 ? ", " : "").append(params[i].getSimpleName());
-    }
-    return s.append(')').toString();
-  }
-
   /** One annotated method: its name template and the request values that do not vary. */
   public static final class FencedMethod {
     private final WriterFenced annotation;
@@ -232,50 +127,32 @@ public final class FencedMethods {
     private final FencedCalls.Call constantCall; // null unless the name is constant
     private final String takenBy; // the leases' taker, for the audit's writer map
 
-    private FencedMethod(
+    /**
+     * The values {@link FencedMethodParser} read and checked from {@code a}; a constant name's
+     * request and call are built here, once.
+     */
+    FencedMethod(
         WriterFenced a,
-        String where,
         String takenBy,
-        String returnTypeName,
-        Predicate<String> subtypeOf,
-        String lastParameterTypeName) {
+        FenceNameTemplate name,
+        FenceNameTemplate advisoryKey,
+        String holderLabel,
+        Duration ttl,
+        boolean retryOverridden,
+        Integer priority,
+        SkipOnBusy skip,
+        LazyResults.LazyResult lazy) {
       this.annotation = a;
       this.takenBy = takenBy;
-      this.name = FenceNameTemplate.parse(a.value());
-      this.advisoryKey = a.advisoryKey().isEmpty() ? null : name.advisoryKey(a.advisoryKey());
-      // Decorated here, once per method: a call passes the label as it is.
-      this.holderLabel = a.holder().isEmpty() ? null : HolderLabel.of(a.holder());
-      if (a.ttlSeconds() < 0) {
-        throw new IllegalArgumentException(
-            "writer-fence: ttlSeconds "
-                + a.ttlSeconds()
-                + " is not allowed: 1 to 86400, or 0 for the default");
-      }
-      this.ttl = a.ttlSeconds() == 0 ? null : Duration.ofSeconds(a.ttlSeconds());
-      if (ttl != null) {
-        FenceArguments.ttlSeconds(ttl);
-      }
-      if (a.retryMaxWaitMillis() < 0) {
-        throw new IllegalArgumentException(
-            "writer-fence: retryMaxWaitMillis "
-                + a.retryMaxWaitMillis()
-                + " is not allowed: at least 1, or 0 for the default");
-      }
-      this.retryOverridden =
-          a.retryMaxAttempts() != 0
-              || a.retryInitialIntervalMillis() != 0
-              || a.retryMultiplier() != 0
-              || a.retryMaxIntervalMillis() != 0
-              || a.retryMaxWaitMillis() != 0;
-      this.priority =
-          a.priority() == WriterFenced.DEFAULT_PRIORITY
-              ? null
-              : FenceArguments.priority(a.priority());
-      this.skip = a.onBusy() == OnBusy.SKIP ? SkipOnBusy.of(where, returnTypeName) : null;
+      this.name = name;
+      this.advisoryKey = advisoryKey;
+      this.holderLabel = holderLabel;
+      this.ttl = ttl;
+      this.retryOverridden = retryOverridden;
+      this.priority = priority;
+      this.skip = skip;
       this.interruptOnLoss = a.interruptOnLoss();
-      this.lazy =
-          LazyResults.of(
-              where, returnTypeName, subtypeOf, lastParameterTypeName, skip, interruptOnLoss);
+      this.lazy = lazy;
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
           name.isConstant() && !retryOverridden && (advisoryKey == null || advisoryKey.isConstant())
@@ -493,100 +370,6 @@ public final class FencedMethods {
   }
 
   /**
-   * What a fenced method returns when its call is skipped because the fence stayed busy ({@code
-   * onBusy = SKIP}): {@code null} for a reference type (nothing for {@code void}), an empty {@code
-   * Optional} (also {@code OptionalInt}, {@code OptionalLong}, {@code OptionalDouble}), a completed
-   * future of {@code null} for {@code CompletionStage} and {@code CompletableFuture}; a lazy result
-   * ({@link LazyResults}) completes empty instead. Decided once per method from its declared return
-   * type; a primitive other than {@code void} has no value to return and is refused. Each skip is
-   * logged at DEBUG (a scheduled job on several instances skips on all but one of them every run);
-   * a fence listener still hears of the busy answer.
-   */
-  public static final class SkipOnBusy {
-    private enum Value {
-      NULL,
-      OPTIONAL,
-      OPTIONAL_INT,
-      OPTIONAL_LONG,
-      OPTIONAL_DOUBLE,
-      FUTURE
-    }
-
-    private final String where;
-    private final Value value;
-
-    private SkipOnBusy(String where, Value value) {
-      this.where = where;
-      this.value = value;
-    }
-
-    /**
-     * @param where the fenced method, for messages and the log; never {@code null}
-     * @param returnTypeName the binary name of its declared return type, as {@link Class#getName()}
-     *     gives it ({@code void}, {@code java.util.Optional}); never {@code null}
-     * @return what a skipped call of that method returns
-     * @throws IllegalArgumentException naming the method and the type when it returns a primitive
-     *     other than {@code void}
-     */
-    public static SkipOnBusy of(String where, String returnTypeName) {
-      Value v =
-          switch (returnTypeName) {
-            case "java.util.Optional" -> Value.OPTIONAL;
-            case "java.util.OptionalInt" -> Value.OPTIONAL_INT;
-            case "java.util.OptionalLong" -> Value.OPTIONAL_LONG;
-            case "java.util.OptionalDouble" -> Value.OPTIONAL_DOUBLE;
-            case "java.util.concurrent.CompletionStage", "java.util.concurrent.CompletableFuture" ->
-                Value.FUTURE;
-            case "boolean", "byte", "char", "short", "int", "long", "float", "double" ->
-                throw new IllegalArgumentException(
-                    "writer-fence: onBusy = SKIP is not allowed on "
-                        + where
-                        + ", which returns "
-                        + returnTypeName
-                        + ": a skipped call has no "
-                        + returnTypeName
-                        + " to return; return void, a reference type, an Optional or a"
-                        + " CompletionStage, or keep onBusy = THROW");
-            default -> Value.NULL; // void and every other reference type
-          };
-      return new SkipOnBusy(where, v);
-    }
-
-    /**
-     * A call that stays busy is skipped: logs it at DEBUG and gives the value the caller sees.
-     *
-     * @param busy the busy answer of the call's enter; never {@code null}
-     * @return {@code null}, an empty optional, or a new completed future of {@code null}
-     */
-    public Object skip(WriterFenceBusyException busy) {
-      skipped(busy.getMessage());
-      return switch (value) {
-        case NULL -> null;
-        case OPTIONAL -> Optional.empty();
-        case OPTIONAL_INT -> OptionalInt.empty();
-        case OPTIONAL_LONG -> OptionalLong.empty();
-        case OPTIONAL_DOUBLE -> OptionalDouble.empty();
-        case FUTURE -> CompletableFuture.completedFuture(null);
-      };
-    }
-
-    /** Logs a skipped call at DEBUG, with the busy answer's message. */
-    void skipped(String busyMessage) {
-      if (LOG.isDebugEnabled()) {
-        LOG.debug(
-            "writer-fence: {} skipped (onBusy = SKIP), the method did not run: {}",
-            where,
-            busyMessage);
-      }
-    }
-
-    @Override
-    public String toString() {
-      return "skip " + where + " when busy, returning " + value;
-    }
-  }
-
-  /**
    * A fence name with argument placeholders: {@code "corpus:{0}"} is {@code "corpus:"} followed by
    * the first argument's {@code toString()}. {@code {{} } and {@code }}} are literal braces. Parsed
    * once per method; {@link #resolve} is cheap. An advisory key template ({@link
@@ -599,7 +382,7 @@ public final class FencedMethods {
     private final String what; // "fence name" or "advisory key"
     private final UnaryOperator<String> check;
 
-    private FenceNameTemplate(
+    FenceNameTemplate(
         String template,
         List<Object> parts,
         int highestIndex,
@@ -619,7 +402,7 @@ public final class FencedMethods {
      *     placeholder is not a non-negative integer, or a constant name breaks the fence name rule
      */
     public static FenceNameTemplate parse(String template) {
-      return parse(template, "fence name", FenceArguments::fenceName);
+      return FencedMethodParser.parseTemplate(template, "fence name", FenceArguments::fenceName);
     }
 
     /**
@@ -631,63 +414,8 @@ public final class FencedMethods {
      *     FenceArguments#advisoryKeyText}
      */
     public static FenceNameTemplate parseAdvisoryKey(String template) {
-      return parse(template, "advisory key", FenceArguments::advisoryKeyText);
-    }
-
-    private static FenceNameTemplate parse(
-        String template, String what, UnaryOperator<String> check) {
-      if (template == null) {
-        throw new IllegalArgumentException("writer-fence: " + what + " template is null");
-      }
-      List<Object> parts = new ArrayList<>();
-      StringBuilder literal = new StringBuilder();
-      int highest = -1;
-      for (int i = 0; i < template.length(); i++) {
-        char c = template.charAt(i);
-        if (c == '{' && i + 1 < template.length() && template.charAt(i + 1) == '{') {
-          literal.append('{');
-          i++;
-        } else if (c == '}' && i + 1 < template.length() && template.charAt(i + 1) == '}') {
-          literal.append('}');
-          i++;
-        } else if (c == '{') {
-          int close = template.indexOf('}', i);
-          String index = close < 0 ? "" : template.substring(i + 1, close);
-          if (!index.matches("\\d{1,3}")) {
-            throw new IllegalArgumentException(
-                "writer-fence: "
-                    + what
-                    + " template '"
-                    + template
-                    + "' is not allowed: a placeholder is {N} with N an argument index from 0,"
-                    + " literal braces are {{ and }}");
-          }
-          if (literal.length() > 0) {
-            parts.add(literal.toString());
-            literal.setLength(0);
-          }
-          int n = Integer.parseInt(index);
-          parts.add(n);
-          highest = Math.max(highest, n);
-          i = close;
-        } else if (c == '}') {
-          throw new IllegalArgumentException(
-              "writer-fence: "
-                  + what
-                  + " template '"
-                  + template
-                  + "' is not allowed: unbalanced '}' (write }} for a literal brace)");
-        } else {
-          literal.append(c);
-        }
-      }
-      if (literal.length() > 0) {
-        parts.add(literal.toString());
-      }
-      if (highest < 0) {
-        check.apply(parts.isEmpty() ? "" : (String) parts.get(0));
-      }
-      return new FenceNameTemplate(template, List.copyOf(parts), highest, what, check);
+      return FencedMethodParser.parseTemplate(
+          template, "advisory key", FenceArguments::advisoryKeyText);
     }
 
     /**

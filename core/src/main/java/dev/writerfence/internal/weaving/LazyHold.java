@@ -4,7 +4,6 @@ import dev.writerfence.FenceLease;
 import dev.writerfence.FenceLostException;
 import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
-import dev.writerfence.internal.weaving.FencedMethods.SkipOnBusy;
 import dev.writerfence.internal.weaving.LazyResults.Enter;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;

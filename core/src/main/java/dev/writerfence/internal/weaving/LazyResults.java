@@ -1,7 +1,6 @@
 package dev.writerfence.internal.weaving;
 
 import dev.writerfence.FenceLostException;
-import dev.writerfence.internal.weaving.FencedMethods.SkipOnBusy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

@@ -2,7 +2,6 @@ package dev.writerfence.internal.weaving;
 
 import dev.writerfence.bootstrap.CarriedHolds;
 import dev.writerfence.bootstrap.HeldFenceStack;
-import dev.writerfence.internal.weaving.FencedMethods.SkipOnBusy;
 import dev.writerfence.internal.weaving.LazyResults.Enter;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
