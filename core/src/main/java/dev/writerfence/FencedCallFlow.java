@@ -43,6 +43,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * contended, failing or listened-to call needs is in the methods below it.
  */
 final class FencedCallFlow implements FencedCalls.Core {
+  private final FenceRuntime runtime;
   private final LeaseStore store;
   private final RenewingLease.Context keeping;
   private final FenceListener listener; // null: none, and nothing is told
@@ -60,6 +61,7 @@ final class FencedCallFlow implements FencedCalls.Core {
   private final boolean defaultHasMaxWait;
 
   FencedCallFlow(FenceRuntime runtime) {
+    this.runtime = runtime;
     this.store = runtime.store();
     this.keeping = runtime.keeping();
     this.listener = runtime.listener();
@@ -293,6 +295,11 @@ final class FencedCallFlow implements FencedCalls.Core {
 
   FenceListener listener() {
     return listener;
+  }
+
+  /** What the fence built this flow from. */
+  FenceRuntime runtime() {
+    return runtime;
   }
 
   @Override

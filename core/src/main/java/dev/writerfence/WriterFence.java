@@ -100,25 +100,20 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
   /** Query timeout used when the builder sets none: 10 seconds. */
   public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-  // The flow that runs every fenced call. It is also handed to WeavableFence, through which the
-  // weaving modes' entry points (an internal package, not the user API) reach it: a woven call runs
-  // no code of WriterFence itself.
+  // The flow that runs every fenced call, handed to WeavableFence too: the weaving modes' entry
+  // points (an internal package, not the user API) reach it there, running no code of this class.
   private final FencedCallFlow flow;
 
   private final FenceRuntime runtime;
 
   private WriterFence(Builder b) {
-    this(FenceRuntime.of(b));
+    this(new FencedCallFlow(FenceRuntime.of(b)));
   }
 
-  private WriterFence(FenceRuntime runtime) {
-    this(runtime, new FencedCallFlow(runtime));
-  }
-
-  private WriterFence(FenceRuntime runtime, FencedCallFlow flow) {
+  private WriterFence(FencedCallFlow flow) {
     super(flow);
-    this.runtime = runtime;
     this.flow = flow;
+    this.runtime = flow.runtime();
   }
 
   /**

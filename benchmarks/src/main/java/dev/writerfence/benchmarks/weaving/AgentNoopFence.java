@@ -1,13 +1,12 @@
 package dev.writerfence.benchmarks.weaving;
 
-import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Gives the agent's fence dispatch a fence on a no-op lease store, so the agent's row measures the
@@ -46,35 +45,34 @@ public final class AgentNoopFence {
       throw new IllegalStateException("this JVM runs without -javaagent:writer-fence-agent.jar");
     }
     ClassLoader loader = ClassLoader.getSystemClassLoader();
-    Class<?> storeType = Class.forName(SHADED + ".store.LeaseStore", true, loader);
-    Class<?> leaseType = Class.forName(SHADED + ".FenceLease", true, loader);
-    Constructor<?> lease =
-        leaseType.getConstructor(
-            String.class,
-            UUID.class,
-            String.class,
-            long.class,
-            Instant.class,
-            Instant.class,
-            Duration.class);
+    Class<?> storeType = Class.forName(SHADED + ".spi.LeaseStore", true, loader);
+    Class<?> leaseType = Class.forName(SHADED + ".spi.StoreLease", true, loader);
+    // The one grant, as NoopLeaseStore's: renews and releases without a round trip.
+    Object granted =
+        Proxy.newProxyInstance(
+            loader,
+            new Class<?>[] {leaseType},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "fencingToken" -> 1L;
+                  case "acquiredAt" -> Instant.EPOCH;
+                  case "expiresAt" -> Instant.MAX;
+                  case "renew" -> Optional.of(Instant.MAX);
+                  case "release" -> Boolean.TRUE;
+                  default -> answerPlainly(proxy, method, args);
+                });
+    Optional<Object> grant = Optional.of(granted);
     Object store =
         Proxy.newProxyInstance(
             loader,
             new Class<?>[] {storeType},
             (proxy, method, args) ->
                 switch (method.getName()) {
-                  case "acquire" ->
-                      Optional.of(
-                          lease.newInstance(
-                              args[0], args[1], args[2], 1L, Instant.EPOCH, Instant.MAX, args[3]));
-                  case "renew" -> Optional.of(Instant.MAX);
-                  case "release" -> Boolean.TRUE;
+                  case "acquire" -> grant;
                   case "status" -> Optional.empty();
                   case "statusAll" -> List.of();
-                  case "equals" -> proxy == args[0];
-                  case "hashCode" -> System.identityHashCode(proxy);
                   case "toString" -> "NoopLeaseStore(agent)";
-                  default -> throw new UnsupportedOperationException(method.getName());
+                  default -> answerPlainly(proxy, method, args);
                 });
     Class<?> fenceType = Class.forName(SHADED + ".WriterFence", true, loader);
     Object builder = fenceType.getMethod("builder", storeType).invoke(null, store);
@@ -85,5 +83,21 @@ public final class AgentNoopFence {
     Field field = Class.forName(DISPATCH, true, loader).getDeclaredField("fence");
     field.setAccessible(true);
     field.set(null, fence);
+  }
+
+  /**
+   * What every other method answers: a default method of the SPI as it is written, and the identity
+   * of the proxy for {@code equals} and {@code hashCode}.
+   */
+  private static Object answerPlainly(Object proxy, Method method, Object[] args) throws Throwable {
+    if (method.isDefault()) {
+      return InvocationHandler.invokeDefault(proxy, method, args);
+    }
+    return switch (method.getName()) {
+      case "equals" -> proxy == args[0];
+      case "hashCode" -> System.identityHashCode(proxy);
+      case "toString" -> "NoopStoreLease(agent)";
+      default -> throw new UnsupportedOperationException(method.getName());
+    };
   }
 }
