@@ -2,12 +2,8 @@ package dev.writerfence.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.writerfence.WriterFence;
-import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
-import dev.writerfence.store.rpc.LeaseRpcContract;
-import dev.writerfence.store.rpc.LeaseRpcStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +12,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,17 +37,6 @@ class ExistingLeaseRpcPairTest {
 
   private static DataSource application;
 
-  /** The fenced bean: reports whether another writer of the pair is busy meanwhile. */
-  public static class Writer {
-    @WriterFenced("{0}")
-    public boolean otherWriterBusy(String fence) {
-      return WriterFence.current(fence).isPresent()
-          && otherWriter()
-              .acquire(fence, UUID.randomUUID(), "other", Duration.ofSeconds(5))
-              .isEmpty();
-    }
-  }
-
   @BeforeAll
   static void deployTheExistingPair() throws Exception {
     EmbeddedDatabase pg = EmbeddedDatabase.get();
@@ -73,21 +57,13 @@ class ExistingLeaseRpcPairTest {
     application = pg.dataSource(DATABASE, ROLE, ROLE);
   }
 
-  /** Another writer of the pair, each fence name its own row (the fixture's test seam). */
-  private static LeaseRpcStore otherWriter() {
-    return new LeaseRpcStore(
-        application,
-        LeaseRpcContract.defaults().withFenceNameParameter(Optional.of("p_fence_name")),
-        Duration.ofSeconds(5));
-  }
-
   @Test
   void theStarterFencesACallOnAnExistingDeploymentsPair() {
     new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(AopAutoConfiguration.class, WriterFenceAutoConfiguration.class))
         .withBean(DataSource.class, () -> application)
-        .withBean(Writer.class)
+        .withBean(PairWriter.class, () -> new PairWriter(application))
         .withPropertyValues(
             "writer-fence.backend=lease-rpc",
             "writer-fence.ttl=60s",
@@ -96,11 +72,11 @@ class ExistingLeaseRpcPairTest {
             context -> {
               assertThat(context).hasNotFailed();
               String name = FenceNames.random("existing-rpc");
-              assertThat(context.getBean(Writer.class).otherWriterBusy(name))
+              assertThat(context.getBean(PairWriter.class).otherWriterBusy(name))
                   .as("the other writer is busy while the fenced call runs")
                   .isTrue();
               StoreLease after =
-                  otherWriter()
+                  PairWriter.otherWriter(application)
                       .acquire(name, UUID.randomUUID(), "other", Duration.ofSeconds(5))
                       .orElseThrow();
               assertThat(after.release()).isTrue();

@@ -3,7 +3,6 @@ package dev.writerfence.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.WriterFence;
-import dev.writerfence.annotation.WriterFenced;
 import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.schema.LeaseRpcCompatibility;
@@ -11,12 +10,10 @@ import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
 import dev.writerfence.store.BackendRegistry;
-import dev.writerfence.store.rpc.LeaseRpcContract;
 import dev.writerfence.store.rpc.LeaseRpcStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,23 +32,12 @@ class LeaseRpcBackendTest {
   private static final String DATABASE = "wf_spring_lease_rpc";
   private static DataSource deployment;
 
-  /** The fenced bean: reports whether another writer of the pair is busy meanwhile. */
-  public static class Writer {
-    @WriterFenced("{0}")
-    public boolean otherWriterBusy(String fence) {
-      return WriterFence.current(fence).isPresent()
-          && otherWriter()
-              .acquire(fence, UUID.randomUUID(), "other", Duration.ofSeconds(5))
-              .isEmpty();
-    }
-  }
-
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(AopAutoConfiguration.class, WriterFenceAutoConfiguration.class))
           .withBean(DataSource.class, () -> deployment)
-          .withBean(Writer.class);
+          .withBean(PairWriter.class, () -> new PairWriter(deployment));
 
   @BeforeAll
   static void deployThePair() throws Exception {
@@ -61,14 +47,6 @@ class LeaseRpcBackendTest {
     FenceSchema schema = FenceSchema.defaults();
     schema.install(deployment);
     new LeaseRpcCompatibility(schema, "spring_lease_rpc").install(deployment);
-  }
-
-  /** A writer of the pair beside the application, each fence name its own row. */
-  private static LeaseRpcStore otherWriter() {
-    return new LeaseRpcStore(
-        deployment,
-        LeaseRpcContract.defaults().withFenceNameParameter(Optional.of("p_fence_name")),
-        Duration.ofSeconds(5));
   }
 
   @Test
@@ -88,10 +66,10 @@ class LeaseRpcBackendTest {
               assertThat(fence.renewInterval(Duration.ofSeconds(60))).as("no renewal").isEmpty();
 
               String name = FenceNames.random("spring-rpc");
-              assertThat(context.getBean(Writer.class).otherWriterBusy(name)).isTrue();
+              assertThat(context.getBean(PairWriter.class).otherWriterBusy(name)).isTrue();
               // Released when the call returned: the other writer takes the row now.
               StoreLease after =
-                  otherWriter()
+                  PairWriter.otherWriter(deployment)
                       .acquire(name, UUID.randomUUID(), "other", Duration.ofSeconds(5))
                       .orElseThrow();
               assertThat(after.release()).isTrue();
