@@ -82,7 +82,9 @@ public final class WriterFenceCli implements Runnable {
   /**
    * The error handling every {@code writer-fence} command line shares: bad input is one line naming
    * what is wrong and where the usage is (exit 2), a failure while running one line naming the
-   * command (exit 1).
+   * command (exit 1). An argument the JVM could not decode (U+FFFD under a locale that is not
+   * UTF-8, such as {@code LANG=C}) is bad input too, checked before any command runs ({@link
+   * ArgumentEncoding}).
    *
    * @param cli a command line whose subcommands are all added
    * @return {@code cli}
@@ -90,6 +92,7 @@ public final class WriterFenceCli implements Runnable {
   public static CommandLine withErrorHandling(CommandLine cli) {
     cli.setParameterExceptionHandler(WriterFenceCli::badInput);
     cli.setExecutionExceptionHandler(WriterFenceCli::failed);
+    cli.setExecutionStrategy(ArgumentEncoding.checkingFirst(cli.getExecutionStrategy()));
     return cli;
   }
 
