@@ -3,6 +3,7 @@ package dev.writerfence.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.LeaseStatus;
 import dev.writerfence.QueuedWaiter;
 import dev.writerfence.schema.FenceSchema;
@@ -43,8 +44,8 @@ import picocli.CommandLine.Spec;
     name = "status",
     mixinStandardHelpOptions = true,
     description = {
-      "Show every fence: holder label, fencing token, acquired, age, expires, seconds left,"
-          + " state, waiters; then each fence's queue of waiters in turn order: place, holder"
+      "Show every fence: holder label, fencing token and its timeline.counter (1.27: the 27th"
+          + " grant on PostgreSQL timeline 1), acquired, age, expires, seconds left, state, waiters; then each fence's queue of waiters in turn order: place, holder"
           + " label, priority, waiting since, waited, lapses in, and the waiter the released"
           + " lease is kept for. Lapsed tickets not yet cleared are listed last, as lapsed."
           + " Every time is the database clock's."
@@ -105,6 +106,7 @@ public final class StatusCommand implements Callable<Integer> {
           LeaseStatus s = row.status();
           f.put("holder_label", s.holderLabel());
           f.put("fencing_token", s.fencingToken());
+          f.put("timeline_counter", timelineCounter(s.fencingToken()));
           f.put("acquired_at", s.acquiredAt().toString());
           f.put("age_seconds", row.ageSeconds());
           f.put("expires_at", s.expiresAt().toString());
@@ -145,18 +147,19 @@ public final class StatusCommand implements Callable<Integer> {
                   "fence name",
                   "holder label",
                   "fencing token",
+                  "timeline.counter",
                   "acquired",
                   "age",
                   "expires",
                   "seconds left",
                   "state",
                   "waiters")
-              .alignRight(2, 4, 6, 8);
+              .alignRight(2, 3, 5, 7, 9);
       for (String name : fenceNames) {
         int waiters = waiting(queues.getOrDefault(name, List.of()));
         Row row = rows.get(name);
         if (row == null) {
-          table.row(name, null, null, null, null, null, null, "never acquired", waiters);
+          table.row(name, null, null, null, null, null, null, null, "never acquired", waiters);
           continue;
         }
         LeaseStatus s = row.status();
@@ -164,6 +167,7 @@ public final class StatusCommand implements Callable<Integer> {
             s.fenceName(),
             s.holderLabel(),
             s.fencingToken(),
+            timelineCounter(s.fencingToken()),
             time(s.acquiredAt()),
             age(row.ageSeconds()),
             time(s.expiresAt()),
@@ -403,6 +407,16 @@ public final class StatusCommand implements Callable<Integer> {
             + "%n  ./writer-fence schema install --jdbc-url %s%s --grant-to ROLE"
             + "%nwith ROLE the role your writers connect as.",
         db.schema(), db.schema(), shownUrl, schemaOption);
+  }
+
+  /**
+   * @param fencingToken a lease row's fencing token
+   * @return its {@code timeline.counter} ({@link FencingTokens#describe}, ADR 47), such as {@code
+   *     1.27} for 1099511627803; {@code null} for a token below 1, which no grant of the contract
+   *     mints
+   */
+  static String timelineCounter(long fencingToken) {
+    return fencingToken < 1 ? null : FencingTokens.describe(fencingToken);
   }
 
   static String time(Instant t) {

@@ -108,6 +108,8 @@ class CliJarIT {
                   + Pattern.quote("cli-jar-it@" + HolderLabel.instance())
                   + " +"
                   + FencingTokens.first(1)
+                  + " +"
+                  + Pattern.quote(FencingTokens.describe(FencingTokens.first(1)))
                   + " .* held");
     }
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.EmbeddedDatabase;
@@ -87,8 +88,8 @@ class OpsCasesTest {
     assertThat(status.exitCode()).as(status.err()).isZero();
     assertThat(status.out().lines().findFirst().orElseThrow())
         .matches(
-            "fence name +holder label +fencing token +acquired +age +expires +seconds left"
-                + " +state +waiters");
+            "fence name +holder label +fencing token +timeline\\.counter +acquired +age +expires"
+                + " +seconds left +state +waiters");
     assertThat(status.out().lines().filter(l -> l.startsWith(name + " ")))
         .singleElement()
         .asString()
@@ -99,7 +100,9 @@ class OpsCasesTest {
                 + label
                 + "\\E +"
                 + token
-                + " +\\S+ \\S+Z +\\d+\\.\\ds +\\S+ \\S+Z +3[56]\\d\\d\\.\\d +held +0");
+                + " +\\Q"
+                + FencingTokens.describe(token)
+                + "\\E +\\S+ \\S+Z +\\d+\\.\\ds +\\S+ \\S+Z +3[56]\\d\\d\\.\\d +held +0");
 
     Cli.Run json = asOwner(List.of("status", "--json"));
     assertThat(json.exitCode()).as(json.err()).isZero();
@@ -113,6 +116,7 @@ class OpsCasesTest {
     assertThat(shown).as(json.out()).isNotNull();
     assertThat(shown.get("holder_label").asText()).isEqualTo(label);
     assertThat(shown.get("fencing_token").asLong()).isEqualTo(token);
+    assertThat(shown.get("timeline_counter").asText()).isEqualTo(FencingTokens.describe(token));
     assertThat(shown.get("state").asText()).isEqualTo("held");
     Instant databaseTime = Instant.parse(root.get("database_time").asText());
     Instant acquired = Instant.parse(shown.get("acquired_at").asText());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.FenceLease;
 import dev.writerfence.FenceRequest;
+import dev.writerfence.FencingTokens;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.annotation.WriterFenced;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** {@code schema install} and {@code status} against the embedded PostgreSQL. */
@@ -183,12 +185,20 @@ class SchemaAndStatusCommandTest {
       assertThat(run.exitCode()).as(run.err()).isZero();
       assertThat(run.out().lines().findFirst().orElseThrow())
           .matches(
-              "fence name +holder label +fencing token +acquired +age +expires +seconds left"
-                  + " +state +waiters");
+              "fence name +holder label +fencing token +timeline\\.counter +acquired +age"
+                  + " +expires +seconds left +state +waiters");
       assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-held ")))
           .singleElement()
           .asString()
-          .contains("upload@" + HolderLabel.instance(), " " + held.fencingToken() + " ", "held");
+          .contains("upload@" + HolderLabel.instance(), " " + held.fencingToken() + " ", "held")
+          // the token as FencingTokens.describe gives it, timeline.counter (ADR 47), beside the
+          // number
+          .containsPattern(
+              " "
+                  + held.fencingToken()
+                  + " +"
+                  + Pattern.quote(FencingTokens.describe(held.fencingToken()))
+                  + " ");
       assertThat(run.out().lines().filter(l -> l.startsWith("cli-status-free ")))
           .singleElement()
           .asString()
@@ -199,6 +209,12 @@ class SchemaAndStatusCommandTest {
       assertThat(json.out())
           .contains("\"fence_name\":\"cli-status-held\"")
           .contains("\"state\":\"held\"")
+          .contains(
+              "\"fencing_token\":"
+                  + held.fencingToken()
+                  + ",\"timeline_counter\":\""
+                  + FencingTokens.describe(held.fencingToken())
+                  + "\"")
           .contains("\"age_seconds\":")
           .contains("\"database_time\":");
     } finally {
