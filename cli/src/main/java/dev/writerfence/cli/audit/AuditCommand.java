@@ -16,11 +16,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code writer-fence audit [--report DIR] [--enforce] [--map] [--fail-on S] -- COMMAND...}: runs a
- * Java command with the agent attached in audit mode ({@link AgentAttachment}), each JVM it starts
- * writing its own report ({@link AuditReports#PER_JVM}), waits for it, then judges all the reports
- * together: the unfenced writes as a table ({@link UnfencedWriteTable}), the writer map ({@link
- * WriterMap}). Without a command, {@code --report FILE|DIR...} judges reports written before.
+ * {@code writer-fence audit [--report FILE.json|DIR] [--enforce] [--map] [--fail-on S] --
+ * COMMAND...}: runs a Java command with the agent attached in audit mode ({@link AgentAttachment}),
+ * each JVM it starts writing its own report ({@link AuditReports#PER_JVM}), waits for it, then
+ * judges all the reports together: the unfenced writes as a table ({@link UnfencedWriteTable}), the
+ * writer map ({@link WriterMap}). {@code --report} keeps them, in a directory or combined into one
+ * file ({@link ReportTarget}). Without a command, {@code --report FILE|DIR...} judges reports
+ * written before.
  */
 @Command(
     name = "audit",
@@ -61,12 +63,16 @@ public final class AuditCommand implements Callable<Integer> {
   @Option(
       names = "--report",
       paramLabel = "PATH",
-      description =
-          "with a command: keep the agents' reports in directory PATH, one per JVM"
-              + " (audit-<pid>.json; default: a temporary directory, deleted). Without a"
-              + " command: judge these reports, files or directories of .json reports"
-              + " (repeatable)")
-  List<Path> reports = new ArrayList<>();
+      description = {
+        "with a command, where its reports go (default: a temporary directory, deleted): a PATH"
+            + " ending in .json, or an existing file, gets one report of all its JVMs (replaced"
+            + " on each run); any other PATH (an existing directory, DIR/, a new name) is a"
+            + " directory, created, with one audit-<pid>.json per JVM (those of an earlier run"
+            + " deleted first)",
+        "without a command: judge these reports, files or directories of .json reports"
+            + " (repeatable)"
+      })
+  List<String> reports = new ArrayList<>();
 
   @Option(
       names = "--enforce",
@@ -103,15 +109,23 @@ public final class AuditCommand implements Callable<Integer> {
       return judgeOnly(failing);
     }
     if (reports.size() > 1) {
-      throw bad("with a command, give at most one --report: the directory for its reports");
+      throw bad(
+          "with a command, give at most one --report: a FILE.json for one report of all the"
+              + " JVMs, or a directory for one report per JVM");
+    }
+    ReportTarget target;
+    try {
+      target = reports.isEmpty() ? null : ReportTarget.of(reports.get(0));
+    } catch (IllegalArgumentException e) {
+      throw bad(e.getMessage());
     }
     Path agentJar = AgentJar.locate();
-    Path directory =
-        reports.isEmpty()
-            ? Files.createTempDirectory("writer-fence-audit-")
-            : reports.get(0).toAbsolutePath();
+    if (target != null) {
+      target.prepare();
+    }
+    boolean temporary = target == null || target.file();
+    Path directory = temporary ? Files.createTempDirectory("writer-fence-audit-") : target.path();
     try {
-      prepare(directory);
       AgentAttachment attachment =
           new AgentAttachment(
               agentJar,
@@ -139,9 +153,14 @@ public final class AuditCommand implements Callable<Integer> {
         spec.commandLine().getErr().flush();
         return status != 0 ? status : 1;
       }
-      return outcome(status, AuditReports.read(written), failing);
+      List<Path> kept = written;
+      if (target != null && target.file()) {
+        ReportTarget.combine(written, target.path());
+        kept = List.of(target.path());
+      }
+      return outcome(status, AuditReports.read(written), failing, kept);
     } finally {
-      if (reports.isEmpty()) {
+      if (temporary) {
         deleteTemporary(directory);
       }
     }
@@ -159,11 +178,11 @@ public final class AuditCommand implements Callable<Integer> {
     }
     List<Path> files;
     try {
-      files = AuditReports.find(reports);
+      files = AuditReports.find(reports.stream().map(Path::of).toList());
     } catch (IllegalArgumentException e) {
       throw bad(e.getMessage());
     }
-    return outcome(null, AuditReports.read(files), failing);
+    return outcome(null, AuditReports.read(files), failing, files);
   }
 
   private List<WriterMap.Status> failing() {
@@ -184,26 +203,6 @@ public final class AuditCommand implements Callable<Integer> {
       }
     }
     return failing;
-  }
-
-  /**
-   * Makes the report directory, and removes the per-JVM reports of an earlier run from it: an old
-   * report must not pass for this run's. Other files there are left alone.
-   */
-  private void prepare(Path directory) throws IOException {
-    if (Files.exists(directory) && !Files.isDirectory(directory)) {
-      throw bad(
-          "--report '"
-              + directory
-              + "' is a file: with a command, --report names a directory for the reports, one"
-              + " per JVM ("
-              + AuditReports.PER_JVM
-              + ")");
-    }
-    Files.createDirectories(directory);
-    for (Path old : AuditReports.perJvmReports(directory)) {
-      Files.delete(old);
-    }
   }
 
   private static void deleteTemporary(Path directory) throws IOException {
@@ -239,8 +238,11 @@ public final class AuditCommand implements Callable<Integer> {
    * Prints the table and the map of all the reports, and picks the exit status.
    *
    * @param status the command's exit status, {@code null} when only judging reports
+   * @param kept the reports that stay after the command ({@code report:} lines), none without
+   *     {@code --report}
    */
-  private int outcome(Integer status, AuditReports audit, List<WriterMap.Status> failing) {
+  private int outcome(
+      Integer status, AuditReports audit, List<WriterMap.Status> failing, List<Path> kept) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     WriterMap writers = audit.map();
@@ -263,7 +265,7 @@ public final class AuditCommand implements Callable<Integer> {
       writers.print(out);
     }
     if (!reports.isEmpty()) {
-      audit.files().forEach(f -> out.println("report: " + f));
+      kept.forEach(f -> out.println("report: " + f));
     }
     out.flush();
     if (nothing) {

@@ -1,5 +1,7 @@
 package dev.writerfence.cli.audit;
 
+import static dev.writerfence.cli.audit.AuditRuns.audit;
+import static dev.writerfence.cli.audit.AuditRuns.shell;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -7,13 +9,11 @@ import dev.writerfence.cli.Cli;
 import dev.writerfence.internal.config.SettingsCatalog;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
-import dev.writerfence.testing.ForkedJvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.example.audited.AuditedApp;
 import org.example.audited.Lingering;
 import org.example.audited.MappedApp;
@@ -23,8 +23,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * {@code writer-fence audit} for real: {@link AuditedApp} forked with the real agent jar
@@ -34,8 +32,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 class AuditCommandTest {
   private static final String CLIENT = "aws-s3-v2";
 
-  private static LocalS3 storage;
-  private static S3Client s3;
+  private static AuditRuns runs;
   private static EmbeddedDatabase db;
 
   @TempDir Path dir;
@@ -43,17 +40,13 @@ class AuditCommandTest {
   @BeforeAll
   static void start() throws Exception {
     db = EmbeddedDatabase.get();
-    storage = LocalS3.start();
-    s3 = LocalS3.client(storage.endpoint());
+    runs = AuditRuns.start();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (s3 != null) {
-      s3.close();
-    }
-    if (storage != null) {
-      storage.stop();
+    if (runs != null) {
+      runs.stop();
     }
   }
 
@@ -498,21 +491,8 @@ class AuditCommandTest {
     return javaCommand(SPREAD, db.jdbcUrl(), fenceA, fenceB, bucket);
   }
 
-  /** The words of a command line for sh, each quoted. */
-  private static String shell(List<String> words) {
-    return String.join(" ", words.stream().map(w -> "'" + w.replace("'", "'\\''") + "'").toList());
-  }
-
   private static AuditReports reports(Path directory) throws IOException {
     return AuditReports.read(AuditReports.perJvmReports(directory));
-  }
-
-  private static Cli.Run audit(List<String> options, List<String> command) {
-    List<String> args = new ArrayList<>(List.of("audit"));
-    args.addAll(options);
-    args.add("--");
-    args.addAll(command);
-    return Cli.run(args.toArray(String[]::new));
   }
 
   private List<String> appCommand(String bucket, int status) {
@@ -568,31 +548,14 @@ class AuditCommandTest {
 
   /** As {@link #javaCommand(String, String...)}, with JVM options of the app's own. */
   private List<String> javaCommand(List<String> jvmOptions, String mainClass, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add(ForkedJvm.javaBinary());
-    command.addAll(ForkedJvm.DEFAULT_JVM_OPTIONS);
-    command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", ForkedJvm.testClassPath(), mainClass));
-    command.add(storage.endpoint().toString());
-    command.addAll(List.of(args));
-    return command;
+    return runs.javaCommand(jvmOptions, mainClass, args);
   }
 
   private static String bucket(String purpose) {
-    String bucket = FenceNames.random(purpose).toLowerCase(Locale.ROOT);
-    s3.createBucket(b -> b.bucket(bucket));
-    return bucket;
+    return runs.bucket(purpose);
   }
 
   private static boolean exists(String bucket, String key) {
-    try {
-      s3.headObject(h -> h.bucket(bucket).key(key));
-      return true;
-    } catch (S3Exception e) {
-      if (e.statusCode() == 404) {
-        return false;
-      }
-      throw e;
-    }
+    return runs.exists(bucket, key);
   }
 }
