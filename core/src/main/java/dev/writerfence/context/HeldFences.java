@@ -74,6 +74,8 @@ public final class HeldFences {
    * The hold that code on this thread runs inside, valid or lost: what {@code WriterFence.current}
    * answers. A lost lease stays until the fenced call that took it ends (a lost lease from {@code
    * acquire}: until it is released), so the code inside learns of the loss from the lease itself.
+   * Where an older agent's held-fence stack is in the bootstrap loader, which drops lost entries,
+   * only valid holds are answered.
    *
    * @param domain the exclusion domain (a lease store); {@code null} for any
    * @param fenceName the fence name
@@ -81,7 +83,14 @@ public final class HeldFences {
    *     copy of core, whose lease is valid or lost but not released; empty outside any hold
    */
   public static Optional<HeldFenceStack.Entry> current(Object domain, String fenceName) {
-    return first(HeldFenceStack.current(), domain, fenceName);
+    List<HeldFenceStack.Entry> entries;
+    try {
+      entries = HeldFenceStack.current();
+    } catch (NoSuchMethodError older) {
+      // An older agent's stack in the bootstrap loader drops lost entries: valid holds only there.
+      entries = HeldFenceStack.held();
+    }
+    return first(entries, domain, fenceName);
   }
 
   /**
