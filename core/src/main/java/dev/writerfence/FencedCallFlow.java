@@ -104,7 +104,7 @@ final class FencedCallFlow implements FencedCalls.Core {
       FencedCall joined = join(fenceName, interruptOnLoss);
       if (joined != null) {
         return joined;
-      } // the outer hold was released meanwhile: acquire after it
+      } // the outer hold was released or lost meanwhile: acquire after it
     }
     if (closed.get()) {
       throw closedException(fenceName);

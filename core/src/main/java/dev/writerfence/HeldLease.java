@@ -469,6 +469,11 @@ final class HeldLease implements FencedCall, FenceLease.State {
     }
 
     @Override
+    public boolean isReleased() {
+      return held.isReleased();
+    }
+
+    @Override
     public UUID holderToken() {
       return held.holderToken;
     }

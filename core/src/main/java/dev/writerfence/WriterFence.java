@@ -151,24 +151,35 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * fence's domain only. The lease of a method the agent fenced is shown too: the agent carries its
    * own copy of writer-fence, and this is a view of that copy's lease.
    *
+   * <p>A lease that was lost while the call runs (expired, taken over, released by someone else) is
+   * still answered until the call ends: its {@link FenceLease#isValid()} is then false and its
+   * {@link FenceLease#checkValid()} throws {@link FenceLostException} naming why, so the idiom
+   * {@code current(name).orElseThrow()} followed by {@code checkValid()} before each write stops
+   * with the loss, not with a missing lease. A nested fenced call does not join a lost lease (it
+   * acquires a lease of its own), and the agent's audit does not count writes under it.
+   *
    * @param fenceName the fence name
-   * @return the innermost lease this thread holds on it, in any domain, or empty outside any hold
-   *     (a lease released early by the guarded code is no longer held); a lease of this thread's
-   *     {@link #acquire} or {@link #tryAcquire} counts until its release
+   * @return the innermost lease this thread holds on it, in any domain, valid or lost, or empty
+   *     outside any hold (a lease released early by the guarded code is no longer held); a lease of
+   *     this thread's {@link #acquire} or {@link #tryAcquire} counts until its release, lost or not
    */
   public static Optional<FenceLease> current(String fenceName) {
-    return HeldFences.find(fenceName).map(FenceLease::of);
+    return HeldFences.current(null, fenceName).map(FenceLease::of);
   }
 
   /**
    * The lease the current thread holds on a fence name in this fence's exclusion domain: its lease
    * store (for the lease-row backend, the same DataSource object and schema).
    *
+   * <p>A lease lost while its call runs is still answered until the call ends, as for {@link
+   * #current}.
+   *
    * @param fenceName the fence name
-   * @return the innermost lease this thread holds on it in this fence's domain, or empty
+   * @return the innermost lease this thread holds on it in this fence's domain, valid or lost, or
+   *     empty outside any hold
    */
   public Optional<FenceLease> currentLease(String fenceName) {
-    return HeldFences.find(runtime.store(), fenceName).map(FenceLease::of);
+    return HeldFences.current(runtime.store(), fenceName).map(FenceLease::of);
   }
 
   /**
@@ -177,7 +188,10 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * leases stay valid: {@link #current} gives the parent's lease, the agent's audit counts its
    * writes as fenced, and a fenced call of the same name and domain joins the hold instead of
    * acquiring (or waiting for the parent). Once the parent's hold ends (its call returned, the
-   * lease was released or lost), the task counts as outside it.
+   * lease was released or lost), the task counts as outside it: it joins nothing and the audit
+   * counts its writes as unfenced. A lease lost while the task runs is still shown there by {@link
+   * #current}, lost, until the parent releases it, so the task's {@code checkValid()} throws {@link
+   * FenceLostException}; a task that starts after the loss carries nothing.
    *
    * @param task the task; never {@code null}
    * @return {@code task} itself when the thread holds nothing, else the task wrapped in its holds

@@ -51,7 +51,8 @@ abstract class FenceTestSupport {
   @AfterEach
   void noHoldLeftOnTheTestThread() {
     List<HeldFenceStack.Entry> left = HeldFenceStack.held();
-    for (HeldFenceStack.Entry entry : left) { // so that the next test starts clean
+    // Lost leases too (they stay on the stack until released), so that the next test starts clean.
+    for (HeldFenceStack.Entry entry : HeldFenceStack.current()) {
       if (entry.lease() instanceof FenceLease lease) {
         HeldLease.of(lease).release();
       }

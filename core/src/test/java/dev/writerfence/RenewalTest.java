@@ -106,10 +106,15 @@ class RenewalTest extends FenceTestSupport {
                       + "'");
               assertThat(listener.lost.await(5, TimeUnit.SECONDS)).isTrue();
               assertThat(lease.isValid()).isFalse();
-              assertThat(WriterFence.current(name)).as("no longer held").isEmpty();
-              assertThat(fence.currentLease(name)).isEmpty();
+              // Still the call's lease until the call ends: the idiom current(name) then
+              // checkValid() stops with the loss, not with a missing lease.
+              assertThat(WriterFence.current(name))
+                  .as("the call's lease, lost")
+                  .containsSame(lease);
+              assertThat(fence.currentLease(name)).containsSame(lease);
               return catchThrowableOfType(FenceLostException.class, lease::checkValid);
             });
+    assertThat(WriterFence.current(name)).as("no longer held after the call").isEmpty();
 
     assertThat(seen.fenceName()).isEqualTo(name);
     assertThat(seen.fencingToken()).isEqualTo(sql.fencingToken(name));

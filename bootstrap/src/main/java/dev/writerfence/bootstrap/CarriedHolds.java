@@ -15,8 +15,10 @@ import java.util.concurrent.Callable;
  *
  * <p>What travels is the parent's entries themselves, not a copy of their state: a carried hold
  * counts exactly while the parent's lease is valid. Once the parent releases it (its fenced call
- * ended) or loses it, work still running with it is outside the hold, and its writes are unfenced.
- * Capturing costs nothing when the thread holds nothing ({@link #none()}).
+ * ended) or loses it, work still running with it is outside the hold, and its writes are unfenced;
+ * a lost one is still shown by {@code WriterFence.current(name)} there, as lost, until the parent
+ * releases it ({@link HeldFenceStack#current()}), so the work learns why from the lease. Capturing
+ * costs nothing when the thread holds nothing ({@link #none()}).
  *
  * <p>Instances are immutable and may be restored on any number of threads, at once or in turn.
  */

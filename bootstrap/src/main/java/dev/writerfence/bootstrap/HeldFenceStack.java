@@ -19,11 +19,16 @@ import java.util.function.Consumer;
  * join them, and to show their leases.
  *
  * <p>An entry counts as held only while it {@linkplain Entry#isValid() is valid}: a lease that was
- * released or lost (renewal failed, or the TTL ran out) is not held. Its entry stays until its call
- * ends or until the next {@link #push} or {@link #held()} of the thread drops it, whichever comes
- * first: a lease from {@code acquire} that is released on another thread has no call end on this
- * one. Lost and released are final, so a dropped entry could never count again. Only the calling
- * thread reads or changes its own stack, so no locking is needed.
+ * released or lost (renewal failed, or the TTL ran out) is not held, so no fenced call joins it and
+ * the audit does not count a write under it ({@link #find}, {@link #holds}, {@link #held}). A lost
+ * lease still belongs to the call that took it, though: its entry stays, and {@link #current} shows
+ * it, until that call ends (or, for a lease from {@code acquire}, until it is released), so code
+ * inside the call that asks for its lease gets the lost one and learns why from it. A released
+ * entry ({@link Entry#isReleased()}) is dropped by the next {@link #push}, {@link #held()} or
+ * {@link #current()} of the thread, if its call has not popped it already: a lease from {@code
+ * acquire} that is released on another thread has no call end on this one. Released is final, so a
+ * dropped entry could never count again. Only the calling thread reads or changes its own stack, so
+ * no locking is needed.
  */
 public final class HeldFenceStack {
   /** Unset on a thread that holds nothing, so asking costs one thread-local read, no allocation. */
@@ -65,6 +70,18 @@ public final class HeldFenceStack {
      * @return why the lease was lost, or {@code null} while it is not lost
      */
     String lostReason();
+
+    /**
+     * Whether the hold was given back: its lease released (by the end of its call, or early). A
+     * lease that was lost and is not released yet is not: the call that took it still runs inside
+     * it, and {@link HeldFenceStack#current()} still shows it.
+     *
+     * @return {@code true} once the lease was released; the default, for a copy of core that does
+     *     not tell, is {@code true} when the lease is neither valid nor lost
+     */
+    default boolean isReleased() {
+      return !isValid() && lostReason() == null;
+    }
 
     /**
      * @return the holder token minted for the acquire; never {@code null}
@@ -125,7 +142,7 @@ public final class HeldFenceStack {
 
   /**
    * Records that this thread now holds {@code entry}'s lease, and drops the entries of leases that
-   * are no longer valid.
+   * were released (the entries of lost leases stay until their calls end).
    *
    * @param entry the hold; never {@code null}
    * @throws NullPointerException when {@code entry} is {@code null}
@@ -139,7 +156,7 @@ public final class HeldFenceStack {
       stack = new ArrayDeque<>();
       STACK.set(stack);
     }
-    stack.removeIf(held -> !held.isValid());
+    stack.removeIf(Entry::isReleased);
     stack.push(entry);
   }
 
@@ -197,11 +214,28 @@ public final class HeldFenceStack {
   }
 
   /**
-   * Drops the entries of leases that are no longer valid, and answers the others.
+   * Drops the entries of released leases, and answers those that are valid.
    *
    * @return the valid entries of this thread, innermost first; never {@code null}
    */
   public static List<Entry> held() {
+    return entries(true);
+  }
+
+  /**
+   * The holds this thread is inside: each valid one, and each lost one whose call has not ended yet
+   * (a lost lease from {@code acquire}: until it is released). Drops the entries of released
+   * leases. For what a hold's own code sees ({@code WriterFence.current}); whether a lease counts
+   * as held (to join it, for the audit) is {@link #held()}.
+   *
+   * @return the entries of this thread that are valid or lost, not released, innermost first; never
+   *     {@code null}
+   */
+  public static List<Entry> current() {
+    return entries(false);
+  }
+
+  private static List<Entry> entries(boolean validOnly) {
     Deque<Entry> stack = STACK.get();
     if (stack == null) {
       return List.of();
@@ -211,8 +245,10 @@ public final class HeldFenceStack {
       Entry entry = it.next();
       if (entry.isValid()) {
         entries.add(entry);
-      } else {
+      } else if (entry.isReleased()) {
         it.remove();
+      } else if (!validOnly) {
+        entries.add(entry); // lost, and its call still runs
       }
     }
     if (stack.isEmpty()) {

@@ -22,8 +22,13 @@ import java.util.UUID;
  * object and one schema), or when both stores {@linkplain LeaseStore#exclusionDomain() name} the
  * same domain (the same database and schema, reached through any DataSource object, by any copy of
  * core in the JVM): both then stand for the same lease row. A lease of the same fence name from
- * another domain is another fence. A lease that is no longer valid (released, for example by the
- * guarded code itself) is not held, though its entry stays until its call ends.
+ * another domain is another fence.
+ *
+ * <p>Only a valid lease is held: {@link #find} (the hold a nested call joins) and {@link #holdsAny}
+ * skip a lease that was released (for example by the guarded code itself) or lost. The code inside
+ * a hold still sees its lease when it was lost: {@link #current} answers it until the call that
+ * took it ends, so that its {@code checkValid()} throws {@code FenceLostException} with the reason.
+ * A released lease is gone from both at once.
  *
  * <p>The stack itself is {@link HeldFenceStack}, which the agent places in the bootstrap class
  * loader: every copy of core in the JVM, and the agent's audit advice inside storage clients, then
@@ -52,12 +57,40 @@ public final class HeldFences {
    *     copy of core
    */
   public static Optional<HeldFenceStack.Entry> find(Object domain, String fenceName) {
-    for (HeldFenceStack.Entry entry : HeldFenceStack.held()) {
+    return first(HeldFenceStack.held(), domain, fenceName);
+  }
+
+  private static Optional<HeldFenceStack.Entry> first(
+      List<HeldFenceStack.Entry> entries, Object domain, String fenceName) {
+    for (HeldFenceStack.Entry entry : entries) {
       if (entry.fenceName().equals(fenceName) && (domain == null || inDomain(entry, domain))) {
         return Optional.of(entry);
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The hold that code on this thread runs inside, valid or lost: what {@code WriterFence.current}
+   * answers. A lost lease stays until the fenced call that took it ends (a lost lease from {@code
+   * acquire}: until it is released), so the code inside learns of the loss from the lease itself.
+   * Where an older agent's held-fence stack is in the bootstrap loader, which drops lost entries,
+   * only valid holds are answered.
+   *
+   * @param domain the exclusion domain (a lease store); {@code null} for any
+   * @param fenceName the fence name
+   * @return the innermost hold this thread is inside on that name in that domain, pushed by any
+   *     copy of core, whose lease is valid or lost but not released; empty outside any hold
+   */
+  public static Optional<HeldFenceStack.Entry> current(Object domain, String fenceName) {
+    List<HeldFenceStack.Entry> entries;
+    try {
+      entries = HeldFenceStack.current();
+    } catch (NoSuchMethodError older) {
+      // An older agent's stack in the bootstrap loader drops lost entries: valid holds only there.
+      entries = HeldFenceStack.held();
+    }
+    return first(entries, domain, fenceName);
   }
 
   /**

@@ -114,6 +114,39 @@ class WriterFenceExtensionTest {
     assertThat(testFence.fence().status("corpus").orElseThrow().holderLabel()).isEqualTo("rival");
   }
 
+  /**
+   * The lease lost inside the call is still the call's lease, so the assertion can say it was lost
+   * and why, rather than that the thread holds no lease at all.
+   */
+  @Test
+  void assertFencedAfterALossSaysTheLeaseWasLostAndWhy(TestFence testFence) {
+    String[] reason = new String[1];
+    testFence
+        .fence()
+        .run(
+            FenceRequest.of("corpus"),
+            () -> {
+              FenceLease lease = FenceAssert.assertFenced("corpus");
+              TestFence.Rival rival = testFence.takeOver("corpus");
+              reason[0] = lease.lostReason().orElseThrow();
+
+              assertThatThrownBy(() -> FenceAssert.assertFenced("corpus"))
+                  .isInstanceOf(AssertionError.class)
+                  .hasMessage(
+                      "expected a valid lease on the fence 'corpus', but it was lost: "
+                          + reason[0]);
+              assertThatThrownBy(() -> testFence.assertFenced("corpus"))
+                  .isInstanceOf(AssertionError.class)
+                  .hasMessageContaining("but it was lost: " + reason[0]);
+              rival.close();
+            });
+    assertThat(reason[0]).contains("expired or taken over");
+    assertThatThrownBy(() -> FenceAssert.assertFenced("corpus"))
+        .as("after the call")
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("holds no lease");
+  }
+
   @Test
   void aReadOnlyDatabaseMakesTheFenceUnavailable(TestFence testFence) {
     TestFence.Outage outage = testFence.readOnly();

@@ -742,10 +742,13 @@ public final class SettingsCatalog {
   /**
    * @param property the unknown property as given, such as {@code writer-fence.audit.modes}
    * @param source where it came from, for the message (such as "system properties")
-   * @return the error to throw, naming the property and every known key
+   * @return the error to throw, naming the property, the closest known keys when one is close
+   *     ({@code did you mean writer-fence.audit.mode?}, in the form the property was given) and
+   *     every known key
    */
   public static IllegalArgumentException unknown(String property, String source) {
-    String bareKey = property.startsWith(PREFIX) ? property.substring(PREFIX.length()) : property;
+    boolean prefixed = property.startsWith(PREFIX);
+    String bareKey = prefixed ? property.substring(PREFIX.length()) : property;
     Optional<String> member = unknownMember(bareKey);
     return new IllegalArgumentException(
         "writer-fence: unknown setting '"
@@ -753,7 +756,9 @@ public final class SettingsCatalog {
             + "' (from "
             + source
             + ")"
-            + (member.isPresent() ? ": " + member.get() : "; known settings: " + knownKeys()));
+            + (member.isPresent()
+                ? ": " + member.get()
+                : closestThenKnown(bareKey, prefixed ? PREFIX : "")));
   }
 
   /**
@@ -761,11 +766,43 @@ public final class SettingsCatalog {
    *
    * @param bareKey the key without the prefix, such as {@code audit.require-fence.gsc}
    * @return {@code unknown setting}, then the known members when the key is under a family with
-   *     members (naming the bad last part), else every known key
+   *     members (naming the bad last part), else the closest known keys when one is close and every
+   *     known key
    */
   public static String whyUnknown(String bareKey) {
     return "unknown setting"
-        + unknownMember(bareKey).map(m -> ": " + m).orElse("; known settings: " + knownKeys());
+        + unknownMember(bareKey).map(m -> ": " + m).orElseGet(() -> closestThenKnown(bareKey, ""));
+  }
+
+  /**
+   * The closest keys first, when one is within a few edits ({@code ClosestKeys}); every known key
+   * stays after them, because a suggestion can be wrong and the list then answers at once.
+   *
+   * @param shownPrefix what the suggested keys are shown with: the prefix when the key was given
+   *     with it
+   * @return {@code ; did you mean KEY? known settings: ...} ({@code KEY or KEY} when several are as
+   *     close), or {@code ; known settings: ...} when none is close
+   */
+  private static String closestThenKnown(String bareKey, String shownPrefix) {
+    List<String> keys = new ArrayList<>();
+    for (Setting<?> s : ALL) {
+      if (!s.isFamily()) {
+        keys.add(s.key());
+      }
+      s.members().forEach(m -> keys.add(s.familyPrefix() + m));
+    }
+    List<String> closest =
+        ClosestKeys.to(bareKey, keys).stream().map(k -> shownPrefix + k).toList();
+    String known = "known settings: " + knownKeys();
+    if (closest.isEmpty()) {
+      return "; " + known;
+    }
+    int last = closest.size() - 1;
+    String words =
+        last == 0
+            ? closest.get(0)
+            : String.join(", ", closest.subList(0, last)) + " or " + closest.get(last);
+    return "; did you mean " + words + "? " + known;
   }
 
   /**

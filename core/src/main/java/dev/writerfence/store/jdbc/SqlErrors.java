@@ -5,7 +5,9 @@ import dev.writerfence.spi.TransientLeaseStoreException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Sorts a database error into what the fence does with it. SQLStates are PostgreSQL's (Appendix A,
@@ -13,6 +15,13 @@ import java.util.Set;
  * input rules), 22021 and 22P05 (a character the database cannot store) are a bad value, {@link
  * IllegalArgumentException}; everything else means the database cannot confirm a lease. Shared by
  * both backends (the lease row and the advisory lock).
+ *
+ * <p>When no session could be had, the message leads with the database's own words, since they are
+ * the fix: a refusal (a wrong password, an unknown role or database, no {@code pg_hba.conf} entry,
+ * too many connections, a server starting up) reads {@code writer-fence: PostgreSQL refused the
+ * connection: password authentication failed for user "app" (SQLState 28P01); the lease cannot be
+ * confirmed}, and a connection that failed (class 08) {@code writer-fence: the database cannot be
+ * reached: ...}.
  */
 public final class SqlErrors {
   /** serialization_failure, deadlock_detected, lock_not_available: try again. */
@@ -24,6 +33,18 @@ public final class SqlErrors {
    * database is fine.
    */
   private static final Set<String> UNREPRESENTABLE = Set.of("22021", "22P05");
+
+  /**
+   * The server answered the connection attempt with a refusal: class 28 (invalid_authorization_
+   * specification 28000: an unknown role, no pg_hba.conf entry; invalid_password 28P01), class 3D
+   * (invalid_catalog_name: the database does not exist), 08004 (the server rejected the
+   * connection), 53300 (too_many_connections) and 57P03 (cannot_connect_now: starting up, shutting
+   * down, in recovery). Matched by prefix, so the class codes 28 and 3D take every code of theirs.
+   */
+  private static final List<String> REFUSED = List.of("28", "3D", "08004", "53300", "57P03");
+
+  /** The severity pgjdbc puts before a server's message: not part of what the server said. */
+  private static final Pattern SEVERITY = Pattern.compile("^(FATAL|ERROR|PANIC):\\s+");
 
   private SqlErrors() {}
 
@@ -74,14 +95,13 @@ public final class SqlErrors {
           + " datasource.pool-size for the fence's own pool): "
           + e.getMessage();
     }
+    if (REFUSED.stream().anyMatch(state::startsWith)) {
+      return "writer-fence: PostgreSQL refused the connection: " + leadingCause(state, e);
+    }
     if (state.startsWith("08")
         || e instanceof SQLTransientConnectionException
         || e instanceof SQLNonTransientConnectionException) {
-      return prefix
-          + ": the database cannot be reached (SQLState "
-          + state
-          + "): "
-          + e.getMessage();
+      return "writer-fence: the database cannot be reached: " + leadingCause(state, e);
     }
     return switch (state) {
       case "25006" -> prefix + ": the database is read-only (SQLState 25006)";
@@ -118,6 +138,26 @@ public final class SqlErrors {
     }
     String message = e.getMessage();
     return "08P01".equals(state) && message != null && message.contains("prepared statement");
+  }
+
+  /**
+   * The database's words first, then the SQLState and what follows: {@code password authentication
+   * failed for user "app" (SQLState 28P01); the lease cannot be confirmed}. The words are those of
+   * the innermost error in the chain with the same SQLState, so a pool's wrapper ({@code
+   * HikariPool-1 - Connection is not available}, which copies the SQLState of the failure beneath
+   * it) does not hide them.
+   */
+  private static String leadingCause(String state, SQLException e) {
+    String words = e.getMessage();
+    for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof SQLException inner && state.equals(inner.getSQLState())) {
+        words = inner.getMessage();
+      }
+    }
+    String said = SEVERITY.matcher(firstLine(words).strip()).replaceFirst("");
+    return said
+        + (state.isEmpty() ? "" : " (SQLState " + state + ")")
+        + "; the lease cannot be confirmed";
   }
 
   private static String firstLine(String message) {
