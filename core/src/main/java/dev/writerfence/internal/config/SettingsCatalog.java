@@ -206,6 +206,22 @@ public final class SettingsCatalog {
           .meaning("history table of that Flyway run, in the contract's schema")
           .build();
 
+  /**
+   * {@code schema.check}: what the starter does at start-up when the SQL contract is missing or not
+   * at this library's version.
+   */
+  public static final Setting<String> SCHEMA_CHECK =
+      choice("schema.check", List.of("warn", "fail", "off"))
+          .readBy(SPRING)
+          .defaultValue("warn")
+          .example("fail")
+          .meaning(
+              "at start-up, with a backend on the SQL contract (lease, advisory): when the"
+                  + " installed contract is missing or not this library's version (older, newer,"
+                  + " another shape), or the database cannot be reached, log a warning naming the"
+                  + " ways to install it, stop the start-up, or run no query")
+          .build();
+
   /** {@code holder}: the default holder label. */
   public static final Setting<String> HOLDER =
       Setting.builder("holder", Kind.TEXT, FenceArguments::holderLabel)
@@ -662,6 +678,7 @@ public final class SettingsCatalog {
           SCHEMA_INITIALIZE,
           SCHEMA_FLYWAY_ENABLED,
           SCHEMA_FLYWAY_TABLE,
+          SCHEMA_CHECK,
           HOLDER,
           TTL,
           RENEW_INTERVAL,

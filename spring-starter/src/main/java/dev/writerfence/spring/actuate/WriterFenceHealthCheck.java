@@ -1,6 +1,8 @@
 package dev.writerfence.spring.actuate;
 
 import dev.writerfence.schema.FenceSchema;
+import dev.writerfence.store.advisory.AdvisoryLockStoreProvider;
+import dev.writerfence.store.lease.PgLeaseStoreProvider;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,6 +11,7 @@ import java.sql.Statement;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -17,7 +20,9 @@ import javax.sql.DataSource;
  * fence's own connections, the SQL contract's schema present, and {@code <schema>.schema_version()}
  * equal to {@link FenceSchema#VERSION}; for the advisory-lock backend also the function {@code
  * <schema>.next_advisory_fencing_token()} its acquire takes fencing tokens from. Any of these
- * failing is down: fenced calls would then fail closed.
+ * failing is down: fenced calls would then fail closed. A backend that keeps no SQL contract
+ * ({@code lease-rpc}, or a backend of another jar: {@link #usesContract}) is up when a connection
+ * answers, whatever the contract's schema holds.
  */
 public final class WriterFenceHealthCheck {
   private final DataSource dataSource;
@@ -25,12 +30,17 @@ public final class WriterFenceHealthCheck {
   private final int queryTimeoutSeconds;
   private final String backend;
 
+  /** The backends core keeps on the SQL contract; any other keeps its leases elsewhere. */
+  private static final Set<String> CONTRACT_BACKENDS =
+      Set.of(PgLeaseStoreProvider.NAME, AdvisoryLockStoreProvider.NAME);
+
   /**
    * The outcome of one check.
    *
    * @param up whether fenced calls can reach the contract
    * @param details in order: {@code schema}, {@code expectedVersion}, {@code backend}, then {@code
-   *     version} once read and {@code error} when down
+   *     version} once read and {@code error} when down; for a backend without the contract {@code
+   *     backend}, then {@code error} when down
    */
   public record Outcome(boolean up, Map<String, Object> details) {
     /** Copies {@code details}. */
@@ -50,8 +60,9 @@ public final class WriterFenceHealthCheck {
    * @param dataSource where the fence's connections come from
    * @param schema the contract's schema (a checked lower-case identifier)
    * @param queryTimeoutSeconds bound of each statement
-   * @param backend {@code lease} or {@code advisory}, shown as a detail; {@code advisory} also
-   *     checks the function its acquire takes fencing tokens from
+   * @param backend {@code writer-fence.backend}, shown as a detail; {@code advisory} also checks
+   *     the function its acquire takes fencing tokens from, a backend without the contract ({@link
+   *     #usesContract}) only that a connection answers
    * @throws IllegalArgumentException if {@code schema} is not a lower-case SQL identifier
    */
   public WriterFenceHealthCheck(
@@ -63,12 +74,25 @@ public final class WriterFenceHealthCheck {
   }
 
   /**
+   * @param backend a value of {@code writer-fence.backend}
+   * @return whether that backend keeps its leases in the SQL contract ({@code lease}, {@code
+   *     advisory}), so that a missing or older contract breaks it; {@code false} for {@code
+   *     lease-rpc} and any backend of another jar, which core's contract knows nothing of
+   */
+  public static boolean usesContract(String backend) {
+    return backend != null && CONTRACT_BACKENDS.contains(backend);
+  }
+
+  /**
    * Runs the check on one connection of the fence's DataSource.
    *
    * @return up, or down with the reason under {@code error}
    * @throws SQLException if the database cannot be reached or cannot answer (down, too)
    */
   public Outcome check() throws SQLException {
+    if (!usesContract(backend)) {
+      return connectionAnswers();
+    }
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("schema", schema);
     details.put("expectedVersion", FenceSchema.VERSION);
@@ -113,6 +137,19 @@ public final class WriterFenceHealthCheck {
         }
       }
       return new Outcome(true, details);
+    }
+  }
+
+  /** A backend without the contract: up when one of the fence's connections answers. */
+  private Outcome connectionAnswers() throws SQLException {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("backend", backend);
+    try (Connection c = dataSource.getConnection()) {
+      if (c.isValid(queryTimeoutSeconds)) {
+        return new Outcome(true, details);
+      }
+      return down(
+          details, "the database did not answer within " + queryTimeoutSeconds + " s (isValid)");
     }
   }
 

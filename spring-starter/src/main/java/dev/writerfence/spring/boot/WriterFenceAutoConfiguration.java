@@ -71,9 +71,7 @@ public class WriterFenceAutoConfiguration {
     }
     DataSource ds = applicationDataSource.getIfUnique();
     if (ds == null) {
-      throw new IllegalStateException(
-          "writer-fence: no DataSource for the fence: set spring.datasource.url (one DataSource"
-              + " bean) or writer-fence.datasource.url=jdbc:postgresql://...");
+      throw WriterFenceStartupException.noDataSource();
     }
     return WriterFenceDataSource.shared(ds);
   }

@@ -119,6 +119,11 @@ public class WriterFenceProperties extends WriterFenceConfiguration
     } catch (IllegalArgumentException e) {
       reject(errors, "schema.flyway.table", e.getMessage());
     }
+    try {
+      p.getSchema().checkMode();
+    } catch (IllegalArgumentException e) {
+      reject(errors, "schema.check", e.getMessage());
+    }
   }
 
   /** One broken rule of the core: its message (which names the value and the rule) is the error. */
@@ -173,6 +178,13 @@ public class WriterFenceProperties extends WriterFenceConfiguration
     /** The contract's own Flyway run ({@code writer-fence.schema.flyway.*}). */
     private final Flyway flyway = new Flyway();
 
+    /**
+     * What the start-up check of the installed SQL contract does when it is missing, older or of
+     * another shape, or the database cannot be reached: warn (log a warning), fail (stop the
+     * start-up) or off (no check, no query).
+     */
+    private String check = "warn";
+
     public Boolean getInitialize() {
       return initialize;
     }
@@ -183,6 +195,24 @@ public class WriterFenceProperties extends WriterFenceConfiguration
 
     public Flyway getFlyway() {
       return flyway;
+    }
+
+    public String getCheck() {
+      return check;
+    }
+
+    public void setCheck(String check) {
+      this.check = check;
+    }
+
+    /**
+     * @return {@code warn}, {@code fail} or {@code off}, as the catalog parses {@code
+     *     schema.check}; {@code false}, what YAML makes of an unquoted {@code off}, is {@code off}
+     * @throws IllegalArgumentException naming the value and the allowed words
+     */
+    public String checkMode() {
+      String value = check == null ? "" : check.strip();
+      return "false".equalsIgnoreCase(value) ? "off" : SettingsCatalog.SCHEMA_CHECK.parse(value);
     }
   }
 
