@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 
-/** The test kit in a Spring Boot test, as docs/spring-boot.md's Testing section has it. */
+/** The bean as the application runs it, advised by the starter, on the test kit's fence. */
 @SpringBootTest
 @Import(TestFenceConfiguration.class)
 class UploadsTest {
