@@ -31,7 +31,9 @@ import org.springframework.test.context.DynamicPropertyRegistrar;
  *       caches and shares between the test classes that configure it alike: its prefix is per
  *       context, not per test, and {@link TestFence#lost()} lists the losses of every test that ran
  *       in it. Close each rival and outage in the test that opens it (try-with-resources). It is
- *       closed with the context. Tests that share a context must not run concurrently.
+ *       closed with the context. Tests that share a context must not run concurrently. Autowire it
+ *       rather than adding {@code WriterFenceExtension}, whose {@code TestFence} parameter is
+ *       another fence, one per test, for plain code.
  * </ul>
  *
  * <p>Works on Spring Framework 6.2 and 7 (Spring Boot 3.5 and 4.0): spring-context and spring-test
