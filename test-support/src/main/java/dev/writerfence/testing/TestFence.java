@@ -36,6 +36,9 @@ public final class TestFence implements AutoCloseable {
   /** Sessions started with this option refuse every write (SQLState 25006). */
   private static final String READ_ONLY = "-c default_transaction_read_only=on";
 
+  /** The embedded server's superuser, who owns the contract; no password. */
+  private static final String USER = "postgres";
+
   private static final Duration RIVAL_TTL = Duration.ofSeconds(60);
   private static final Duration LOSS_SEEN_WITHIN = Duration.ofSeconds(10);
 
@@ -54,7 +57,7 @@ public final class TestFence implements AutoCloseable {
     // Unpooled: a switch to read-only or unreachable holds from the next statement on.
     this.direct = new PGSimpleDataSource();
     direct.setURL(db.jdbcUrl());
-    direct.setUser("postgres");
+    direct.setUser(USER);
     direct.setConnectTimeout(5);
     direct.setSocketTimeout(15);
     this.reachable = new SwitchableDataSource(direct);
@@ -95,6 +98,22 @@ public final class TestFence implements AutoCloseable {
    */
   public String prefix() {
     return store.prefix();
+  }
+
+  /**
+   * @return the JDBC URL of the database this fence runs on, the embedded PostgreSQL ({@code
+   *     jdbc:postgresql://127.0.0.1:<port>/postgres}), for an application's DataSource in the same
+   *     test; the outages of {@link #readOnly()} and {@link #unreachable()} do not reach it
+   */
+  public String jdbcUrl() {
+    return db.jdbcUrl();
+  }
+
+  /**
+   * @return the user of {@link #jdbcUrl()}: {@code postgres}, the superuser, who needs no password
+   */
+  public String username() {
+    return USER;
   }
 
   /**
