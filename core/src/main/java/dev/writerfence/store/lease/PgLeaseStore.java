@@ -162,53 +162,46 @@ public final class PgLeaseStore implements LeaseStore {
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     // The check comes first and the row is read by a method that captures nothing: between the
-    // check and the statement no code of another class runs, so the call goes into
-    // FenceArguments, into Statements, and back here once.
+    // check and the statement no code of this class runs, so the call goes into FenceArguments,
+    // into Statements, and back here once. A TTL of whole seconds (every fence's) takes the
+    // functions every contract version has; any other the _ms form of version 4.
     long ttlMillis = FenceArguments.ttlMillis(ttl);
-    boolean inMillis = inMillis(ttlMillis);
     Granted granted =
-        call(
-            fenceName,
-            inMillis ? ttl : null,
-            inMillis ? acquireMillisSql : acquireSql,
-            PgLeaseStore::granted,
-            fenceName,
-            holderToken,
-            Statements.text(holderLabel),
-            ttlParameter(ttlMillis));
+        ttlMillis % 1000 == 0
+            ? statements.call(
+                fenceName,
+                acquireSql,
+                PgLeaseStore::granted,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                (int) (ttlMillis / 1000))
+            : callInMillis(
+                ttl,
+                fenceName,
+                acquireMillisSql,
+                PgLeaseStore::granted,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                ttlMillis);
     return granted == null
         ? Optional.empty()
         : Optional.of(new Lease(this, fenceName, holderToken, granted));
   }
 
   /**
-   * Whether a TTL needs contract version 4's millisecond functions: it is not whole seconds. Whole
-   * seconds go to the functions every version has, so a database on an older contract keeps working
-   * for them.
+   * Runs one statement on a millisecond function of contract version 4 as {@link Statements#call}
+   * runs any: a function the database does not know (SQLState 42883) is a contract older than
+   * version 4, and the failure says so and how to upgrade. Whole seconds never come here, so a
+   * database on an older contract keeps serving them.
    */
-  private static boolean inMillis(long ttlMillis) {
-    return ttlMillis % 1000 != 0;
-  }
-
-  /** The TTL as the chosen function takes it: whole seconds (integer) or milliseconds (bigint). */
-  private static Object ttlParameter(long ttlMillis) {
-    return inMillis(ttlMillis) ? (Object) ttlMillis : (Object) (int) (ttlMillis / 1000);
-  }
-
-  /**
-   * Runs one statement of a fence as {@link Statements#call} does. For a statement on a millisecond
-   * function ({@code millisTtl} not {@code null}), a function the database does not know (SQLState
-   * 42883) is a contract older than version 4: the failure says so and how to upgrade.
-   */
-  private <T> T call(
-      String fenceName,
+  private <T> T callInMillis(
       Duration millisTtl,
+      String fenceName,
       String sql,
       Statements.Answer<T> answer,
       Object... values) {
-    if (millisTtl == null) {
-      return statements.call(fenceName, sql, answer, values);
-    }
     try {
       return statements.query(sql, answer, values);
     } catch (SQLException e) {
@@ -274,20 +267,31 @@ public final class PgLeaseStore implements LeaseStore {
     Duration lapse = ticket.lapse();
     long ttlMillis = FenceArguments.ttlMillis(ttl);
     int lapseSeconds = FenceArguments.lapseSeconds(lapse);
-    boolean inMillis = inMillis(ttlMillis);
     InTurn turn =
-        call(
-            fenceName,
-            inMillis ? ttl : null,
-            inMillis ? acquireTurnMillisSql : acquireTurnSql,
-            PgLeaseStore::inTurn,
-            fenceName,
-            holderToken,
-            Statements.text(holderLabel),
-            ttlParameter(ttlMillis),
-            waiterToken,
-            priority,
-            lapseSeconds);
+        ttlMillis % 1000 == 0
+            ? statements.call(
+                fenceName,
+                acquireTurnSql,
+                PgLeaseStore::inTurn,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                (int) (ttlMillis / 1000),
+                waiterToken,
+                priority,
+                lapseSeconds)
+            : callInMillis(
+                ttl,
+                fenceName,
+                acquireTurnMillisSql,
+                PgLeaseStore::inTurn,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                ttlMillis,
+                waiterToken,
+                priority,
+                lapseSeconds);
     if (turn.granted == null) {
       return new Turn(Optional.empty(), turn.place, turn.waiters);
     }
@@ -358,15 +362,22 @@ public final class PgLeaseStore implements LeaseStore {
    */
   private Optional<Instant> renew(String fenceName, UUID holderToken, Duration ttl) {
     long ttlMillis = FenceArguments.ttlMillis(ttl);
-    boolean inMillis = inMillis(ttlMillis);
-    return call(
-        fenceName,
-        inMillis ? ttl : null,
-        inMillis ? renewMillisSql : renewSql,
-        PgLeaseStore::expiry,
-        fenceName,
-        holderToken,
-        ttlParameter(ttlMillis));
+    return ttlMillis % 1000 == 0
+        ? statements.call(
+            fenceName,
+            renewSql,
+            PgLeaseStore::expiry,
+            fenceName,
+            holderToken,
+            (int) (ttlMillis / 1000))
+        : callInMillis(
+            ttl,
+            fenceName,
+            renewMillisSql,
+            PgLeaseStore::expiry,
+            fenceName,
+            holderToken,
+            ttlMillis);
   }
 
   private static Optional<Instant> expiry(ResultSet rs) throws SQLException {
