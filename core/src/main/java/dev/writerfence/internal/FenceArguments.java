@@ -4,8 +4,9 @@ import java.time.Duration;
 
 /**
  * The input rules of the SQL contract, checked in Java before anything reaches the database. The
- * same rules are checked again by {@code writer_fence.check_args} in SQL (V1__writer_fence.sql),
- * and both accept exactly the same values:
+ * same rules are checked again by {@code writer_fence.check_args} in SQL (V1__writer_fence.sql; a
+ * TTL in milliseconds by {@code check_ttl_ms}, V4__millisecond_ttls.sql), and both accept exactly
+ * the same values:
  *
  * <ul>
  *   <li>Lengths count characters as PostgreSQL's {@code char_length} does in a UTF8 database:
@@ -39,6 +40,12 @@ public final class FenceArguments {
 
   /** Longest TTL, in seconds (one day). */
   public static final long MAX_TTL_SECONDS = 86_400;
+
+  /** Shortest TTL a lease store takes, in milliseconds (contract version 4). */
+  public static final long MIN_TTL_MILLIS = 1;
+
+  /** Longest TTL a lease store takes, in milliseconds (one day). */
+  public static final long MAX_TTL_MILLIS = MAX_TTL_SECONDS * 1000;
 
   /** Lowest and highest priority of a waiter's ticket: higher is served first. */
   public static final int MIN_PRIORITY = -100;
@@ -177,6 +184,29 @@ public final class FenceArguments {
               + " is not allowed: whole seconds from 1 to 86400");
     }
     return (int) ttl.getSeconds();
+  }
+
+  /**
+   * Checks a TTL as a lease store takes it: whole milliseconds from 1 ms to 86400000 ms (one day),
+   * as {@code check_ttl_ms} does in SQL. A fence's own TTL setting is whole seconds ({@link
+   * #ttlSeconds}); a store's callers that need less (the ShedLock provider's {@code lockAtMostFor}
+   * and {@code lockAtLeastFor}) pass milliseconds.
+   *
+   * @param ttl the TTL to check
+   * @return the TTL in milliseconds
+   * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
+   */
+  public static long ttlMillis(Duration ttl) {
+    if (ttl == null
+        || ttl.getNano() % 1_000_000 != 0
+        || ttl.compareTo(Duration.ofMillis(MIN_TTL_MILLIS)) < 0
+        || ttl.compareTo(Duration.ofMillis(MAX_TTL_MILLIS)) > 0) {
+      throw new IllegalArgumentException(
+          "writer-fence: TTL "
+              + (ttl == null ? "null" : ttl.toString())
+              + " is not allowed: whole milliseconds from 1 ms to 86400000 ms (one day)");
+    }
+    return ttl.toMillis();
   }
 
   /**

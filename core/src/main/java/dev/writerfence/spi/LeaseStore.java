@@ -45,7 +45,10 @@ public interface LeaseStore extends AutoCloseable {
    * @param holderToken the holder token minted for this acquire; the same token again while it
    *     holds the lease gets its current lease back
    * @param holderLabel the holder label, or {@code null}
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl whole milliseconds from 1 ms to 86400000 ms (one day), {@link
+   *     dev.writerfence.internal.FenceArguments#ttlMillis}; a fence's own TTLs are whole seconds, a
+   *     store's other callers (the ShedLock provider) may pass less. A store that keeps coarser
+   *     expiries rounds up, never down, and says so in its documentation
    * @return the lease's handle, which renews and releases it; empty when another live holder has it
    *     (busy)
    */
@@ -76,7 +79,7 @@ public interface LeaseStore extends AutoCloseable {
    *     key of the fence name
    * @param holderToken as for {@link #acquire(String, UUID, String, Duration)}
    * @param holderLabel the holder label, or {@code null}
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl as for {@link #acquire(String, UUID, String, Duration)}
    * @return the lease's handle; empty when busy
    * @throws IllegalArgumentException naming the fence and the text when the store takes no advisory
    *     key text
@@ -97,7 +100,7 @@ public interface LeaseStore extends AutoCloseable {
    * @param ticket the writer's ticket
    * @param advisoryKey the advisory key text, or {@code null}
    * @param holderToken the holder token minted for this acquire
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl as for {@link #acquire(String, UUID, String, Duration)}
    * @return the lease, or busy with the ticket's place
    * @throws IllegalArgumentException when the store takes no advisory key text
    */
@@ -149,7 +152,7 @@ public interface LeaseStore extends AutoCloseable {
    *
    * @param ticket the writer's ticket, the same waiter token for every poll of one wait
    * @param holderToken the holder token minted for this acquire
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl as for {@link #acquire(String, UUID, String, Duration)}
    * @return the lease, or busy with the ticket's place
    */
   default Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {

@@ -40,7 +40,8 @@ public interface StoreLease {
    *
    * <p>Only called when the store {@linkplain LeaseStore#renewsLeases() renews leases}.
    *
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl as for {@link LeaseStore#acquire(String, java.util.UUID, String, Duration)}: whole
+   *     milliseconds from 1 ms to one day
    * @return the new expiry, or empty when the lease is expired, taken over or released
    */
   Optional<Instant> renew(Duration ttl);

@@ -39,12 +39,15 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>The lock name is the fence name (1 to 200 characters), so a job and a {@code @WriterFenced}
  *       writer of the same name exclude each other.
- *   <li>{@code lockAtMostFor} is the lease's TTL, counted on the database clock, rounded up to
- *       whole seconds (at least 1 s, at most 1 day). The lease is not renewed in the background: as
- *       in ShedLock, a job that outlasts it loses the lock (extend it, or wrap this provider in
- *       ShedLock's {@code KeepAliveLockProvider}).
+ *   <li>{@code lockAtMostFor} is the lease's TTL, counted on the database clock, to the millisecond
+ *       (a fraction of a millisecond rounded up; at least 1 ms, at most 1 day). A TTL that is not
+ *       whole seconds needs SQL contract version 4 in the database; against an older contract such
+ *       a lock fails with {@link WriterFenceUnavailableException} naming the version and how to
+ *       upgrade. The lease is not renewed in the background: as in ShedLock, a job that outlasts it
+ *       loses the lock (extend it, or wrap this provider in ShedLock's {@code
+ *       KeepAliveLockProvider}).
  *   <li>{@code lockAtLeastFor}: an unlock before it has passed (monotonic clock, from the grant)
- *       keeps the lease until then, rounded up to whole seconds; after it, the lease is freed.
+ *       keeps the lease until then, to the millisecond; after it, the lease is freed.
  *   <li>Every lock gets a holder token of its own (only it renews or releases the lease) and a
  *       fencing token; the job reads them through {@link #current(String)}.
  * </ul>

@@ -41,9 +41,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ShedLock's documented contract of a {@code LockProvider} and its {@code SimpleLock}, held against
- * the lease row on a real PostgreSQL: the scenarios of ShedLock's own provider test kit (which is
- * not published where this build resolves from), and what the lease adds (holder tokens, fencing
- * tokens, database-clock expiry).
+ * the lease row on a real PostgreSQL, with what the lease adds (holder tokens, fencing tokens,
+ * database-clock expiry). ShedLock's own provider test kit runs whole in {@link
+ * ShedLockTestKitTest}.
  */
 class WriterFenceLockProviderTest {
   private static HikariDataSource pool;
@@ -138,9 +138,9 @@ class WriterFenceLockProviderTest {
 
   @Test
   void lockAtMostForIsTheTtlOnTheDatabaseClockAndThenAnotherHolderTakesOver() {
-    LeaseLock first = (LeaseLock) lock(ofMillis(1500), ZERO); // rounded up to 2 s
+    LeaseLock first = (LeaseLock) lock(ofMillis(1500), ZERO); // to the millisecond (ADR 62)
     LeaseStatus held = status();
-    assertThat(Duration.between(held.acquiredAt(), held.expiresAt())).isEqualTo(ofSeconds(2));
+    assertThat(Duration.between(held.acquiredAt(), held.expiresAt())).isEqualTo(ofMillis(1500));
     assertThat(lockable()).as("before lockAtMostFor has passed").isFalse();
 
     WriterFenceLockProvider other = new WriterFenceLockProvider(store, "job-b");
@@ -226,7 +226,7 @@ class WriterFenceLockProviderTest {
 
   @Test
   void anExpiredLockCannotBeExtended() {
-    SimpleLock lock = lock(ofMillis(2), ZERO); // rounded up to 1 s
+    SimpleLock lock = lock(ofMillis(2), ZERO); // a lease of 2 ms
     await().atMost(ofSeconds(10)).until(() -> status().state().equals("expired"));
 
     assertThat(lock.extend(ofSeconds(10), ZERO)).isEmpty();

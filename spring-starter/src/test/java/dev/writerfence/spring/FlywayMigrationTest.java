@@ -44,7 +44,7 @@ class FlywayMigrationTest {
               JdbcTemplate jdbc = jdbc(database);
               assertThat(versions(jdbc, "public.flyway_schema_history")).containsExactly("1");
               assertThat(versions(jdbc, schema + ".contract_history"))
-                  .containsExactly("1", "2", "3");
+                  .containsExactly("1", "2", "3", "4");
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
@@ -69,7 +69,7 @@ class FlywayMigrationTest {
             context -> {
               assertThat(context).hasNotFailed();
               assertThat(versions(jdbc(database), "writer_fence.writer_fence_flyway_history"))
-                  .containsExactly("0", "1", "2", "3");
+                  .containsExactly("0", "1", "2", "3", "4");
               WriterFence fence = context.getBean(WriterFence.class);
               FenceLease lease =
                   fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();

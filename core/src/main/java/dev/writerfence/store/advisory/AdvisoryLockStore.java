@@ -185,8 +185,9 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
    *     current lease back, without a second lock
    * @param holderLabel the holder label, or {@code null}; kept in this process only (other
    *     processes' {@link #status} cannot show it)
-   * @param ttl whole seconds from 1 to 86400; not sent to the server (no TTL there): the lease's
-   *     {@code expiresAt} is the acquire's database time + {@code ttl}
+   * @param ttl whole milliseconds from 1 ms to one day, kept to the millisecond; not sent to the
+   *     server (no TTL there): the lease's {@code expiresAt} is the acquire's database time +
+   *     {@code ttl}
    * @return the lease, or empty when another session holds the lock (busy)
    * @throws WriterFenceUnavailableException when the pool is exhausted (naming its size), or the
    *     database cannot confirm the lock
@@ -209,7 +210,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
    * @param advisoryKey the key text, or {@code null} for the key scheme's text of the fence name
    * @param holderToken the holder token
    * @param holderLabel the holder label, or {@code null}
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl whole milliseconds from 1 ms to one day
    * @return the lease, or empty when another session holds the lock (busy)
    * @throws WriterFenceUnavailableException as {@link #acquire(String, UUID, String, Duration)}
    * @throws IllegalArgumentException when {@code ttl} or the key text breaks its rule, or the
@@ -218,7 +219,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
   @Override
   public Optional<StoreLease> acquire(
       String fenceName, String advisoryKey, UUID holderToken, String holderLabel, Duration ttl) {
-    FenceArguments.ttlSeconds(ttl);
+    FenceArguments.ttlMillis(ttl);
     long key = keyOf(fenceName, advisoryKey);
     AdvisoryPin existing = pins.get(holderToken);
     if (existing != null) {
@@ -271,7 +272,7 @@ public final class AdvisoryLockStore implements LeaseStore, AutoCloseable {
    * @param ticket the writer's ticket
    * @param advisoryKey the key text, or {@code null} for the key scheme's
    * @param holderToken the holder token
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl whole milliseconds from 1 ms to one day
    * @return the lease, or {@link Turn#BUSY_UNQUEUED}
    */
   @Override

@@ -106,7 +106,7 @@ final class AdvisoryPin implements StoreLease {
    * Checks that the pinned connection is alive and its session still holds the lock. Nothing is
    * extended on the server (there is no TTL there).
    *
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl whole milliseconds from 1 ms to one day
    * @return the database time now + {@code ttl} when the session still holds the lock; empty (lost)
    *     when the hold ended (released, or found lost), the connection is dead (the server frees, or
    *     has freed, the lock with the session), or the session no longer holds the lock
@@ -114,7 +114,7 @@ final class AdvisoryPin implements StoreLease {
    */
   @Override
   public synchronized Optional<Instant> renew(Duration ttl) {
-    FenceArguments.ttlSeconds(ttl);
+    FenceArguments.ttlMillis(ttl);
     if (ended) {
       return Optional.empty();
     }

@@ -2,6 +2,7 @@ package dev.writerfence.store.lease;
 
 import dev.writerfence.LeaseStatus;
 import dev.writerfence.QueuedWaiter;
+import dev.writerfence.WriterFenceUnavailableException;
 import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStore;
@@ -33,6 +34,13 @@ import javax.sql.DataSource;
  * acquire_turn}, and a release with tickets queued keeps the free lease for the head until its
  * ticket's lapse time and sends {@code NOTIFY writer_fence_release} (ADR 31).
  *
+ * <p>TTLs are whole milliseconds from 1 ms to one day. A TTL of whole seconds goes to the functions
+ * every contract version has ({@code acquire_lease}, {@code renew_lease}, {@code acquire_turn},
+ * which take seconds), so a database still on contract version 3 or older keeps working; any other
+ * TTL goes to version 4's millisecond forms ({@code acquire_lease_ms}, {@code renew_lease_ms},
+ * {@code acquire_turn_ms}), and against an older contract it fails with {@link
+ * WriterFenceUnavailableException} naming version 4 and how to upgrade (ADR 62).
+ *
  * <p>Every call borrows a connection from the {@link DataSource}, runs one autocommit statement and
  * gives the connection back: nothing is pinned while a lease is held, and the lease is visible to
  * every other writer the moment {@link #acquire} returns. The DataSource must hand out connections
@@ -44,15 +52,21 @@ import javax.sql.DataSource;
  * for the same lease rows, so a fenced call nested in a hold of any of them re-enters it.
  */
 public final class PgLeaseStore implements LeaseStore {
+  /** The contract version whose functions take TTLs in milliseconds (V4__millisecond_ttls.sql). */
+  public static final int MILLISECOND_TTLS_SINCE = 4;
+
   private final DataSource dataSource;
   private final String schema;
   private final int queryTimeoutSeconds;
   private final String acquireSql;
+  private final String acquireMillisSql;
   private final String renewSql;
+  private final String renewMillisSql;
   private final String releaseSql;
   private final String statusSql;
   private final String statusAllSql;
   private final String acquireTurnSql;
+  private final String acquireTurnMillisSql;
   private final String enqueueSql;
   private final String leaveQueueSql;
   private final String queueSql;
@@ -73,11 +87,11 @@ public final class PgLeaseStore implements LeaseStore {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = FenceSchema.checkIdentifier("schema", schema);
     this.queryTimeoutSeconds = queryTimeoutSeconds(queryTimeout);
-    this.acquireSql =
-        "SELECT fencing_token, acquired_at, expires_at FROM "
-            + schema
-            + ".acquire_lease(?, ?, ?, ?)";
+    String lease = "SELECT fencing_token, acquired_at, expires_at FROM " + schema;
+    this.acquireSql = lease + ".acquire_lease(?, ?, ?, ?)";
+    this.acquireMillisSql = lease + ".acquire_lease_ms(?, ?, ?, ?)";
     this.renewSql = "SELECT " + schema + ".renew_lease(?, ?, ?)";
+    this.renewMillisSql = "SELECT " + schema + ".renew_lease_ms(?, ?, ?)";
     this.releaseSql = "SELECT " + schema + ".release(?, ?)";
     String columns =
         "SELECT fence_name, holder_label, fencing_token, acquired_at, expires_at, seconds_left,"
@@ -86,10 +100,9 @@ public final class PgLeaseStore implements LeaseStore {
             + ".lease_status";
     this.statusSql = columns + " WHERE fence_name = ?";
     this.statusAllSql = columns + " ORDER BY fence_name";
-    this.acquireTurnSql =
-        "SELECT fencing_token, acquired_at, expires_at, place, waiters FROM "
-            + schema
-            + ".acquire_turn(?, ?, ?, ?, ?, ?, ?)";
+    String turn = "SELECT fencing_token, acquired_at, expires_at, place, waiters FROM " + schema;
+    this.acquireTurnSql = turn + ".acquire_turn(?, ?, ?, ?, ?, ?, ?)";
+    this.acquireTurnMillisSql = turn + ".acquire_turn_ms(?, ?, ?, ?, ?, ?, ?)";
     this.enqueueSql = "SELECT place, waiters FROM " + schema + ".enqueue(?, ?, ?, ?, ?)";
     this.leaveQueueSql = "SELECT " + schema + ".leave_queue(?, ?)";
     this.queueSql =
@@ -150,20 +163,67 @@ public final class PgLeaseStore implements LeaseStore {
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
     // The check comes first and the row is read by a method that captures nothing: between the
     // check and the statement no code of this class runs, so the call goes into FenceArguments,
-    // into Statements, and back here once.
-    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    // into Statements, and back here once. A TTL of whole seconds (every fence's) takes the
+    // functions every contract version has; any other the _ms form of version 4.
+    long ttlMillis = FenceArguments.ttlMillis(ttl);
     Granted granted =
-        statements.call(
-            fenceName,
-            acquireSql,
-            PgLeaseStore::granted,
-            fenceName,
-            holderToken,
-            Statements.text(holderLabel),
-            ttlSeconds);
+        ttlMillis % 1000 == 0
+            ? statements.call(
+                fenceName,
+                acquireSql,
+                PgLeaseStore::granted,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                (int) (ttlMillis / 1000))
+            : callInMillis(
+                ttl,
+                fenceName,
+                acquireMillisSql,
+                PgLeaseStore::granted,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                ttlMillis);
     return granted == null
         ? Optional.empty()
         : Optional.of(new Lease(this, fenceName, holderToken, granted));
+  }
+
+  /**
+   * Runs one statement on a millisecond function of contract version 4 as {@link Statements#call}
+   * runs any: a function the database does not know (SQLState 42883) is a contract older than
+   * version 4, and the failure says so and how to upgrade. Whole seconds never come here, so a
+   * database on an older contract keeps serving them.
+   */
+  private <T> T callInMillis(
+      Duration millisTtl,
+      String fenceName,
+      String sql,
+      Statements.Answer<T> answer,
+      Object... values) {
+    try {
+      return statements.query(sql, answer, values);
+    } catch (SQLException e) {
+      if (!"42883".equals(e.getSQLState())) {
+        throw SqlErrors.classify(fenceName, schema, e);
+      }
+      throw new WriterFenceUnavailableException(
+          fenceName,
+          "writer-fence: fence '"
+              + fenceName
+              + "': a TTL of "
+              + millisTtl
+              + " (not whole seconds) needs SQL contract version "
+              + MILLISECOND_TTLS_SINCE
+              + " (its functions acquire_lease_ms, renew_lease_ms, acquire_turn_ms), and schema '"
+              + schema
+              + "' holds an older version (SQLState 42883). Upgrade it in place, keeping every"
+              + " lease: FenceSchema.install(...), './writer-fence schema install --jdbc-url URL',"
+              + " or your Flyway or Liquibase run of the contract's V4 migration. TTLs of whole"
+              + " seconds work on every version",
+          e);
+    }
   }
 
   /** The fencing token and times of a granted lease, as its statement answered them. */
@@ -205,20 +265,33 @@ public final class PgLeaseStore implements LeaseStore {
     UUID waiterToken = ticket.waiterToken();
     int priority = ticket.priority();
     Duration lapse = ticket.lapse();
-    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    long ttlMillis = FenceArguments.ttlMillis(ttl);
     int lapseSeconds = FenceArguments.lapseSeconds(lapse);
     InTurn turn =
-        statements.call(
-            fenceName,
-            acquireTurnSql,
-            PgLeaseStore::inTurn,
-            fenceName,
-            holderToken,
-            Statements.text(holderLabel),
-            ttlSeconds,
-            waiterToken,
-            priority,
-            lapseSeconds);
+        ttlMillis % 1000 == 0
+            ? statements.call(
+                fenceName,
+                acquireTurnSql,
+                PgLeaseStore::inTurn,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                (int) (ttlMillis / 1000),
+                waiterToken,
+                priority,
+                lapseSeconds)
+            : callInMillis(
+                ttl,
+                fenceName,
+                acquireTurnMillisSql,
+                PgLeaseStore::inTurn,
+                fenceName,
+                holderToken,
+                Statements.text(holderLabel),
+                ttlMillis,
+                waiterToken,
+                priority,
+                lapseSeconds);
     if (turn.granted == null) {
       return new Turn(Optional.empty(), turn.place, turn.waiters);
     }
@@ -280,17 +353,31 @@ public final class PgLeaseStore implements LeaseStore {
   }
 
   /**
-   * Calls {@code renew_lease}: the expiry of a live lease of this holder token becomes now + {@code
-   * ttl} on the database clock, which shortens the lease when {@code ttl} is less than the time
-   * left.
+   * Calls {@code renew_lease} ({@code renew_lease_ms} for a TTL that is not whole seconds): the
+   * expiry of a live lease of this holder token becomes now + {@code ttl} on the database clock,
+   * which shortens the lease when {@code ttl} is less than the time left.
    *
-   * @param ttl whole seconds from 1 to 86400
+   * @param ttl whole milliseconds from 1 ms to one day
    * @return the new expiry, or empty when the lease is expired, taken over or released
    */
   private Optional<Instant> renew(String fenceName, UUID holderToken, Duration ttl) {
-    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
-    return statements.call(
-        fenceName, renewSql, PgLeaseStore::expiry, fenceName, holderToken, ttlSeconds);
+    long ttlMillis = FenceArguments.ttlMillis(ttl);
+    return ttlMillis % 1000 == 0
+        ? statements.call(
+            fenceName,
+            renewSql,
+            PgLeaseStore::expiry,
+            fenceName,
+            holderToken,
+            (int) (ttlMillis / 1000))
+        : callInMillis(
+            ttl,
+            fenceName,
+            renewMillisSql,
+            PgLeaseStore::expiry,
+            fenceName,
+            holderToken,
+            ttlMillis);
   }
 
   private static Optional<Instant> expiry(ResultSet rs) throws SQLException {

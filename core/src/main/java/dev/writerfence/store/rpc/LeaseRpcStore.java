@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *       p_holder => ?, p_ttl_seconds => ?[, p_fence_name => ?])} with the names of the {@link
  *       LeaseRpcContract}. {@code true} is the lease, {@code false} (or null) is busy, never an
  *       exception. The holder label goes to the holder parameter (none given: the server's default
- *       stands); the TTL goes in whole seconds. When the statement fails after it may have run (the
+ *       stands); the TTL goes in whole seconds, since the existing function takes no less: a TTL
+ *       that is not whole seconds (the ShedLock provider's) is rounded up, never down, and the
+ *       lease's {@code expiresAt} says so. When the statement fails after it may have run (the
  *       answer was lost), the same holder token is released at once, best effort, so an acquire
  *       nobody learnt of does not keep the row for its whole TTL.
  *   <li><b>The fence name</b>: passed under {@link LeaseRpcContract#fenceNameParameter()} when that
@@ -103,8 +105,10 @@ public final class LeaseRpcStore implements LeaseStore {
    *     parameter
    * @param holderToken the holder token minted for this acquire
    * @param holderLabel the holder label, or {@code null} for the server's default
-   * @param ttl whole seconds from 1 to 86400
-   * @return the lease (its fencing token is {@link FencingTokens#NONE}), or empty when busy
+   * @param ttl whole milliseconds from 1 ms to one day; sent rounded up to whole seconds (1.2 s
+   *     holds 2 s), the unit of the existing function
+   * @return the lease (its fencing token is {@link FencingTokens#NONE}, its {@code expiresAt} the
+   *     grant's time + the rounded TTL), or empty when busy
    * @throws WriterFenceUnavailableException when either function is missing, does not take the
    *     contract's parameters (checked before the first acquire; nothing is taken then), is not
    *     granted, or the database cannot answer
@@ -112,14 +116,16 @@ public final class LeaseRpcStore implements LeaseStore {
   @Override
   public Optional<StoreLease> acquire(
       String fenceName, UUID holderToken, String holderLabel, Duration ttl) {
-    int ttlSeconds = FenceArguments.ttlSeconds(ttl);
+    // Rounded up to the existing function's whole seconds: a lease is never shorter than asked.
+    long ttlSeconds = (FenceArguments.ttlMillis(ttl) + 999) / 1000;
+    Duration held = Duration.ofSeconds(ttlSeconds);
     requireSignatures(fenceName);
     Call call =
         new Call(contract.acquireFunction()).arg(contract.holderTokenParameter(), holderToken);
     if (holderLabel != null) {
       call.arg(contract.holderParameter(), holderLabel);
     }
-    call.arg(contract.ttlParameter(), ttlSeconds);
+    call.arg(contract.ttlParameter(), (int) ttlSeconds);
     contract.fenceNameParameter().ifPresent(p -> call.arg(p, fenceName));
     try {
       return call.run(
@@ -130,7 +136,7 @@ public final class LeaseRpcStore implements LeaseStore {
             }
             Instant now = rs.getObject(2, OffsetDateTime.class).toInstant();
             return Optional.of(
-                new Lease(this, fenceName, holderToken, holderLabel, now, now.plus(ttl)));
+                new Lease(this, fenceName, holderToken, holderLabel, now, now.plus(held)));
           });
     } catch (SQLException e) {
       RuntimeException failure = classify(fenceName, "cannot take", contract.acquireFunction(), e);
