@@ -14,6 +14,7 @@ import dev.writerfence.testing.ContractTampering;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.util.List;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
@@ -45,6 +46,11 @@ class FlywayMigrationTest {
               assertThat(versions(jdbc, "public.flyway_schema_history")).containsExactly("1");
               assertThat(versions(jdbc, schema + ".contract_history"))
                   .containsExactly("1", "2", "3");
+              assertThat(
+                      new JdbcTemplate(context.getBean(DataSource.class))
+                          .queryForObject("SHOW client_min_messages", String.class))
+                  .as("the run's quieted notices end with its transactions, not in the pool")
+                  .isEqualTo("notice");
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
@@ -139,6 +145,67 @@ class FlywayMigrationTest {
               assertThat(health.getStatus()).isEqualTo(Status.DOWN);
               assertThat(String.valueOf(health.getDetails().get("error")))
                   .contains("writer_fence is missing");
+            });
+  }
+
+  @Test
+  void writerFenceSchemaFlywayUserInstallsTheContractWhileTheApplicationsFlywayKeepsItsUser() {
+    String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    String owner = "wf_fwo_" + suffix;
+    String app = "wf_fwa_" + suffix;
+    String database = "wf_fw_" + suffix;
+    db.execute(
+        "CREATE ROLE " + owner + " LOGIN PASSWORD 'owner'",
+        "CREATE ROLE " + app + " LOGIN PASSWORD 'app'",
+        "CREATE DATABASE " + database + " OWNER " + owner + " ENCODING 'UTF8' TEMPLATE template0",
+        "REVOKE ALL ON DATABASE " + database + " FROM PUBLIC",
+        "GRANT CONNECT ON DATABASE " + database + " TO " + app);
+    JdbcTemplate jdbc = jdbc(database);
+    jdbc.execute("GRANT USAGE, CREATE ON SCHEMA public TO " + app);
+
+    runner(database)
+        .withPropertyValues(
+            "spring.datasource.username=" + app,
+            "spring.datasource.password=app",
+            "spring.flyway.user=" + app,
+            "spring.flyway.password=app",
+            "writer-fence.schema.flyway.user=" + owner,
+            "writer-fence.schema.flyway.password=owner")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(
+                      jdbc.queryForList(
+                          "SELECT DISTINCT installed_by FROM public.flyway_schema_history",
+                          String.class))
+                  .as("the application's Flyway ran as spring.flyway.user")
+                  .containsExactly(app);
+              assertThat(
+                      jdbc.queryForList(
+                          "SELECT DISTINCT installed_by"
+                              + " FROM writer_fence.writer_fence_flyway_history",
+                          String.class))
+                  .as("the contract's as writer-fence.schema.flyway.user")
+                  .containsExactly(owner);
+              WriterFence fence = context.getBean(WriterFence.class);
+              FenceLease lease =
+                  fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
+              assertThat(fence.release(lease)).as("the application's role fences").isTrue();
+            });
+  }
+
+  @Test
+  void aFlywayUrlThatIsNotPostgresqlStopsTheStartNamingTheProperty() {
+    runner(freshDatabase())
+        .withPropertyValues("writer-fence.schema.flyway.url=jdbc:h2:mem:contract")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining("writer-fence.schema.flyway.url")
+                  .hasMessageContaining("jdbc:h2:mem:contract")
+                  .hasMessageContaining("a jdbc:postgresql: URL");
             });
   }
 
