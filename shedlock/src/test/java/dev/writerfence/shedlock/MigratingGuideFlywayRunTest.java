@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.OwnerAndAppRoles;
 import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Method;
 import java.net.URL;
@@ -20,7 +21,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -154,18 +154,10 @@ class MigratingGuideFlywayRunTest {
   /** A fresh database its owner role owns, and a jobs' role that may only connect to it. */
   private record Setup(DataSource owner, DataSource app, String appRole) {
     static Setup create(EmbeddedDatabase db) {
-      String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-      String owner = "sl_owner_" + suffix;
-      String app = "sl_app_" + suffix;
-      String database = "sl_guide_" + suffix;
-      db.execute(
-          "CREATE ROLE " + owner + " LOGIN PASSWORD 'owner'",
-          "CREATE ROLE " + app + " LOGIN PASSWORD 'app'",
-          "CREATE DATABASE " + database + " OWNER " + owner + " ENCODING 'UTF8' TEMPLATE template0",
-          "REVOKE ALL ON DATABASE " + database + " FROM PUBLIC",
-          "GRANT CONNECT ON DATABASE " + database + " TO " + app);
+      OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+      String database = roles.database(db, false);
       return new Setup(
-          db.dataSource(database, owner, "owner"), db.dataSource(database, app, "app"), app);
+          roles.ownerDataSource(db, database), roles.appDataSource(db, database), roles.app());
     }
   }
 }

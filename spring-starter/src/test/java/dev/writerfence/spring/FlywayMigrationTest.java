@@ -12,6 +12,7 @@ import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
 import dev.writerfence.testing.ContractTampering;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.OwnerAndAppRoles;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -150,27 +151,20 @@ class FlywayMigrationTest {
 
   @Test
   void writerFenceSchemaFlywayUserInstallsTheContractWhileTheApplicationsFlywayKeepsItsUser() {
-    String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    String owner = "wf_fwo_" + suffix;
-    String app = "wf_fwa_" + suffix;
-    String database = "wf_fw_" + suffix;
-    db.execute(
-        "CREATE ROLE " + owner + " LOGIN PASSWORD 'owner'",
-        "CREATE ROLE " + app + " LOGIN PASSWORD 'app'",
-        "CREATE DATABASE " + database + " OWNER " + owner + " ENCODING 'UTF8' TEMPLATE template0",
-        "REVOKE ALL ON DATABASE " + database + " FROM PUBLIC",
-        "GRANT CONNECT ON DATABASE " + database + " TO " + app);
+    OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+    String owner = roles.owner();
+    String app = roles.app();
+    String database = roles.database(db, true);
     JdbcTemplate jdbc = jdbc(database);
-    jdbc.execute("GRANT USAGE, CREATE ON SCHEMA public TO " + app);
 
     runner(database)
         .withPropertyValues(
             "spring.datasource.username=" + app,
-            "spring.datasource.password=app",
+            "spring.datasource.password=" + OwnerAndAppRoles.APP_PASSWORD,
             "spring.flyway.user=" + app,
-            "spring.flyway.password=app",
+            "spring.flyway.password=" + OwnerAndAppRoles.APP_PASSWORD,
             "writer-fence.schema.flyway.user=" + owner,
-            "writer-fence.schema.flyway.password=owner")
+            "writer-fence.schema.flyway.password=" + OwnerAndAppRoles.OWNER_PASSWORD)
         .run(
             context -> {
               assertThat(context).hasNotFailed();

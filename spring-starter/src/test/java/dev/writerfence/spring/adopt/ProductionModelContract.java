@@ -8,6 +8,7 @@ import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.OwnerAndAppRoles;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -15,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -47,15 +47,15 @@ public abstract class ProductionModelContract {
   @Test
   void theStartersFlywayRunInstallsAsTheOwnerAndTheApplicationsRoleFences(CapturedOutput output) {
     assertThat(SpringBootVersion.getVersion()).startsWith(springBootLine() + ".");
-    Roles roles = Roles.create(db);
-    String database = roles.database(db);
+    OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+    String database = roles.database(db, true);
 
     try (ConfigurableApplicationContext app =
         start(
             database,
             roles.app(),
             "spring.flyway.user=" + roles.owner(),
-            "spring.flyway.password=owner")) {
+            "spring.flyway.password=" + OwnerAndAppRoles.OWNER_PASSWORD)) {
       JdbcTemplate jdbc = new JdbcTemplate(db.dataSource(database, "postgres", null));
       assertThat(
               jdbc.queryForObject(
@@ -85,11 +85,9 @@ public abstract class ProductionModelContract {
   @Test
   void aContractInstalledBeforeByTheOwnerLeavesTheRunNothingToDoAsTheApplicationsRole()
       throws Exception {
-    Roles roles = Roles.create(db);
-    String database = roles.database(db);
-    FenceSchema.defaults()
-        .grantTo(roles.app())
-        .install(db.dataSource(database, roles.owner(), "owner"));
+    OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+    String database = roles.database(db, true);
+    FenceSchema.defaults().grantTo(roles.app()).install(roles.ownerDataSource(db, database));
 
     // writer-fence.schema.flyway.enabled left on, no spring.flyway.user: both runs as the app.
     try (ConfigurableApplicationContext app = start(database, roles.app())) {
@@ -106,8 +104,8 @@ public abstract class ProductionModelContract {
 
   @Test
   void theApplicationsRoleAloneWithoutAContractStopsTheStartNamingTheWaysOut() {
-    Roles roles = Roles.create(db);
-    String database = roles.database(db);
+    OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+    String database = roles.database(db, true);
 
     Throwable failure = catchThrowable(() -> start(database, roles.app()).close());
 
@@ -132,7 +130,7 @@ public abstract class ProductionModelContract {
     String app = documented.getProperty("spring.datasource.username");
     String owner = documented.getProperty("spring.flyway.user");
     // The guide's role names, made once in this JVM's server; passwords as the guide has them.
-    Roles roles = Roles.named(db, owner, app);
+    OwnerAndAppRoles roles = OwnerAndAppRoles.named(db, owner, app);
     db.execute(
         "ALTER ROLE "
             + owner
@@ -144,7 +142,7 @@ public abstract class ProductionModelContract {
             + " PASSWORD '"
             + documented.getProperty("spring.datasource.password")
             + "'");
-    String database = roles.database(db);
+    String database = roles.database(db, true);
 
     List<String> properties = new ArrayList<>();
     documented.forEach((k, v) -> properties.add(k + "=" + v));
@@ -206,7 +204,7 @@ public abstract class ProductionModelContract {
         .properties(
             "spring.datasource.url=" + EmbeddedDatabase.get().jdbcUrl(database),
             "spring.datasource.username=" + appRole,
-            "spring.datasource.password=app")
+            "spring.datasource.password=" + OwnerAndAppRoles.APP_PASSWORD)
         .properties(more)
         .run();
   }
@@ -219,43 +217,5 @@ public abstract class ProductionModelContract {
       "logging.level.root=WARN",
       "logging.level.dev.writerfence=INFO"
     };
-  }
-
-  /** An owner role and an application role, and databases the owner owns. */
-  private record Roles(String owner, String app) {
-    static Roles create(EmbeddedDatabase db) {
-      String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-      return named(db, "wf_owner_" + suffix, "wf_app_" + suffix);
-    }
-
-    /** Creates the two roles unless they exist. */
-    static Roles named(EmbeddedDatabase db, String owner, String app) {
-      for (String role : List.of(owner, app)) {
-        db.execute(
-            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '"
-                + role
-                + "') THEN CREATE ROLE "
-                + role
-                + " LOGIN PASSWORD '"
-                + (role.equals(owner) ? "owner" : "app")
-                + "'; END IF; END $$");
-      }
-      return new Roles(owner, app);
-    }
-
-    /**
-     * A fresh database the owner owns: the application's role may connect and create its own tables
-     * in {@code public}, and nothing more (no CREATE on the database).
-     */
-    String database(EmbeddedDatabase db) {
-      String database = "wf_prod_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-      db.execute(
-          "CREATE DATABASE " + database + " OWNER " + owner + " ENCODING 'UTF8' TEMPLATE template0",
-          "REVOKE ALL ON DATABASE " + database + " FROM PUBLIC",
-          "GRANT CONNECT ON DATABASE " + database + " TO " + app);
-      new JdbcTemplate(db.dataSource(database, "postgres", null))
-          .execute("GRANT USAGE, CREATE ON SCHEMA public TO " + app);
-      return database;
-    }
   }
 }
