@@ -189,6 +189,35 @@ class FlywayMigrationTest {
   }
 
   @Test
+  void writerFenceSchemaFlywayUrlConnectsTheContractsRunWithItsOwnUserAndPassword() {
+    OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+    String database = roles.database(db, true);
+    JdbcTemplate jdbc = jdbc(database);
+
+    runner(database)
+        .withPropertyValues(
+            "spring.datasource.username=" + roles.app(),
+            "spring.datasource.password=" + OwnerAndAppRoles.APP_PASSWORD,
+            "writer-fence.schema.flyway.url=" + db.jdbcUrl(database),
+            "writer-fence.schema.flyway.user=" + roles.owner(),
+            "writer-fence.schema.flyway.password=" + OwnerAndAppRoles.OWNER_PASSWORD)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(
+                      jdbc.queryForObject(
+                          "SELECT tableowner FROM pg_tables"
+                              + " WHERE schemaname = 'writer_fence' AND tablename = 'lease'",
+                          String.class))
+                  .isEqualTo(roles.owner());
+              WriterFence fence = context.getBean(WriterFence.class);
+              FenceLease lease =
+                  fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
+              assertThat(fence.release(lease)).as("the application's role fences").isTrue();
+            });
+  }
+
+  @Test
   void aFlywayUrlThatIsNotPostgresqlStopsTheStartNamingTheProperty() {
     runner(freshDatabase())
         .withPropertyValues("writer-fence.schema.flyway.url=jdbc:h2:mem:contract")
