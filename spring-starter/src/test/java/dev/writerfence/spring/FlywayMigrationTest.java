@@ -204,12 +204,7 @@ class FlywayMigrationTest {
         .run(
             context -> {
               assertThat(context).hasNotFailed();
-              assertThat(
-                      jdbc.queryForObject(
-                          "SELECT tableowner FROM pg_tables"
-                              + " WHERE schemaname = 'writer_fence' AND tablename = 'lease'",
-                          String.class))
-                  .isEqualTo(roles.owner());
+              assertThat(OwnerAndAppRoles.leaseOwner(db, database)).isEqualTo(roles.owner());
               WriterFence fence = context.getBean(WriterFence.class);
               FenceLease lease =
                   fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();

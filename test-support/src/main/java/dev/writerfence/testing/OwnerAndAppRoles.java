@@ -1,6 +1,7 @@
 package dev.writerfence.testing;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -75,6 +76,25 @@ public record OwnerAndAppRoles(String owner, String app) {
       }
     }
     return database;
+  }
+
+  /**
+   * @param db the server
+   * @param database a database
+   * @return the role that owns {@code writer_fence.lease} there (who installed the contract), or
+   *     {@code null} when there is none
+   */
+  public static String leaseOwner(EmbeddedDatabase db, String database) {
+    try (Connection c = db.dataSource(database, "postgres", null).getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT tableowner FROM pg_tables"
+                    + " WHERE schemaname = 'writer_fence' AND tablename = 'lease'")) {
+      return rs.next() ? rs.getString(1) : null;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**

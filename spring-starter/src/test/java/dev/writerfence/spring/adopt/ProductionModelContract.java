@@ -64,12 +64,7 @@ public abstract class ProductionModelContract {
                   roles.app()))
           .as("the application's role may not create a schema")
           .isFalse();
-      assertThat(
-              jdbc.queryForObject(
-                  "SELECT tableowner FROM pg_tables"
-                      + " WHERE schemaname = 'writer_fence' AND tablename = 'lease'",
-                  String.class))
-          .isEqualTo(roles.owner());
+      assertThat(OwnerAndAppRoles.leaseOwner(db, database)).isEqualTo(roles.owner());
       assertThat(
               jdbc.queryForList(
                   "SELECT DISTINCT installed_by FROM writer_fence.writer_fence_flyway_history",
@@ -153,12 +148,7 @@ public abstract class ProductionModelContract {
             .properties(properties.toArray(String[]::new))
             .run()) {
       JdbcTemplate jdbc = new JdbcTemplate(db.dataSource(database, "postgres", null));
-      assertThat(
-              jdbc.queryForObject(
-                  "SELECT tableowner FROM pg_tables"
-                      + " WHERE schemaname = 'writer_fence' AND tablename = 'lease'",
-                  String.class))
-          .isEqualTo(owner);
+      assertThat(OwnerAndAppRoles.leaseOwner(db, database)).isEqualTo(owner);
       fencesAsTheApplicationsRole(context, jdbc, app);
     }
   }
