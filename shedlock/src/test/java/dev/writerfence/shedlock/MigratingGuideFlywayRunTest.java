@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
@@ -53,7 +54,7 @@ class MigratingGuideFlywayRunTest {
 
     assertThat(strings(setup.owner(), "SELECT version FROM " + HISTORY))
         .as("applied once each, in the contract's own history")
-        .containsExactly("1", "2", "3");
+        .containsExactlyElementsOf(shippedVersions(1));
     assertThat(strings(setup.owner(), "SELECT to_regclass('public.flyway_schema_history')::text"))
         .as("the application's history is not touched")
         .containsExactly((String) null);
@@ -69,13 +70,20 @@ class MigratingGuideFlywayRunTest {
     documentedMigration(work).invoke(null, setup.owner(), setup.appRole());
 
     assertThat(strings(setup.owner(), "SELECT version FROM " + HISTORY))
-        .containsExactly("0", "1", "2", "3");
+        .containsExactlyElementsOf(shippedVersions(0));
     locksAsTheJobsRole(setup);
   }
 
   private static final String HISTORY =
       "writer_fence.writer_fence_flyway_history WHERE success AND version IS NOT NULL"
           + " ORDER BY installed_rank";
+
+  /** "from" (0: the baseline) up to the newest migration core ships, as Flyway records them. */
+  private static List<String> shippedVersions(int from) {
+    return IntStream.rangeClosed(from, FenceSchema.MIGRATION_RESOURCES.size())
+        .mapToObj(String::valueOf)
+        .toList();
+  }
 
   private static void locksAsTheJobsRole(Setup setup) throws SQLException {
     assertThat(
