@@ -1,6 +1,8 @@
 package dev.writerfence.schema;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -66,6 +68,37 @@ public final class InstalledContract {
     }
     List<String> differences = new ShapeComparison(shipped, installed, version).differences();
     return new InstalledContract(schema, false, version, newest, differences);
+  }
+
+  /**
+   * The contract version a schema holds, as {@code <schema>.schema_version()} answers it, read from
+   * the catalog: nothing runs or is created, so a role with no right beyond CONNECT (one that may
+   * not execute the function either) can ask. Unlike {@link #inspect} it does not compare shapes.
+   *
+   * @param connection any connection to the database
+   * @param schema the contract's schema, a plain lower-case identifier
+   * @return the version; 0 when the schema or its {@code schema_version()} is missing or is not the
+   *     contract's one-line {@code SELECT <n>}
+   * @throws IllegalArgumentException when {@code schema} is not such an identifier
+   * @throws SQLException when the catalog cannot be read
+   */
+  public static int readVersion(Connection connection, String schema) throws SQLException {
+    FenceSchema.checkIdentifier("schema", schema);
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT p.prosrc FROM pg_catalog.pg_proc p"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+                + " WHERE n.nspname = ? AND p.proname = 'schema_version' AND p.pronargs = 0"
+                + " AND p.prorettype = 'pg_catalog.int4'::pg_catalog.regtype")) {
+      ps.setString(1, schema);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return 0;
+        }
+        Matcher m = VERSION_BODY.matcher(rs.getString(1));
+        return m.matches() ? Integer.parseInt(m.group(1)) : 0;
+      }
+    }
   }
 
   /** The version schema_version() answers, read from its body rather than by running it. */

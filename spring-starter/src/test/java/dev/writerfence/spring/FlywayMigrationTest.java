@@ -12,8 +12,10 @@ import dev.writerfence.spring.boot.WriterFenceActuatorAutoConfiguration;
 import dev.writerfence.spring.boot.WriterFenceAutoConfiguration;
 import dev.writerfence.testing.ContractTampering;
 import dev.writerfence.testing.EmbeddedDatabase;
+import dev.writerfence.testing.OwnerAndAppRoles;
 import java.util.List;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
@@ -45,6 +47,11 @@ class FlywayMigrationTest {
               assertThat(versions(jdbc, "public.flyway_schema_history")).containsExactly("1");
               assertThat(versions(jdbc, schema + ".contract_history"))
                   .containsExactly("1", "2", "3", "4");
+              assertThat(
+                      new JdbcTemplate(context.getBean(DataSource.class))
+                          .queryForObject("SHOW client_min_messages", String.class))
+                  .as("the run's quieted notices end with its transactions, not in the pool")
+                  .isEqualTo("notice");
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
                   .isEqualTo(Status.UP);
               WriterFence fence = context.getBean(WriterFence.class);
@@ -139,6 +146,84 @@ class FlywayMigrationTest {
               assertThat(health.getStatus()).isEqualTo(Status.DOWN);
               assertThat(String.valueOf(health.getDetails().get("error")))
                   .contains("writer_fence is missing");
+            });
+  }
+
+  @Test
+  void writerFenceSchemaFlywayUserInstallsTheContractWhileTheApplicationsFlywayKeepsItsUser() {
+    OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+    String owner = roles.owner();
+    String app = roles.app();
+    String database = roles.database(db, true);
+    JdbcTemplate jdbc = jdbc(database);
+
+    runner(database)
+        .withPropertyValues(
+            "spring.datasource.username=" + app,
+            "spring.datasource.password=" + OwnerAndAppRoles.APP_PASSWORD,
+            "spring.flyway.user=" + app,
+            "spring.flyway.password=" + OwnerAndAppRoles.APP_PASSWORD,
+            "writer-fence.schema.flyway.user=" + owner,
+            "writer-fence.schema.flyway.password=" + OwnerAndAppRoles.OWNER_PASSWORD)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(
+                      jdbc.queryForList(
+                          "SELECT DISTINCT installed_by FROM public.flyway_schema_history",
+                          String.class))
+                  .as("the application's Flyway ran as spring.flyway.user")
+                  .containsExactly(app);
+              assertThat(
+                      jdbc.queryForList(
+                          "SELECT DISTINCT installed_by"
+                              + " FROM writer_fence.writer_fence_flyway_history",
+                          String.class))
+                  .as("the contract's as writer-fence.schema.flyway.user")
+                  .containsExactly(owner);
+              WriterFence fence = context.getBean(WriterFence.class);
+              FenceLease lease =
+                  fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
+              assertThat(fence.release(lease)).as("the application's role fences").isTrue();
+            });
+  }
+
+  @Test
+  void writerFenceSchemaFlywayUrlConnectsTheContractsRunWithItsOwnUserAndPassword() {
+    OwnerAndAppRoles roles = OwnerAndAppRoles.create(db);
+    String database = roles.database(db, true);
+    JdbcTemplate jdbc = jdbc(database);
+
+    runner(database)
+        .withPropertyValues(
+            "spring.datasource.username=" + roles.app(),
+            "spring.datasource.password=" + OwnerAndAppRoles.APP_PASSWORD,
+            "writer-fence.schema.flyway.url=" + db.jdbcUrl(database),
+            "writer-fence.schema.flyway.user=" + roles.owner(),
+            "writer-fence.schema.flyway.password=" + OwnerAndAppRoles.OWNER_PASSWORD)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(OwnerAndAppRoles.leaseOwner(db, database)).isEqualTo(roles.owner());
+              WriterFence fence = context.getBean(WriterFence.class);
+              FenceLease lease =
+                  fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();
+              assertThat(fence.release(lease)).as("the application's role fences").isTrue();
+            });
+  }
+
+  @Test
+  void aFlywayUrlThatIsNotPostgresqlStopsTheStartNamingTheProperty() {
+    runner(freshDatabase())
+        .withPropertyValues("writer-fence.schema.flyway.url=jdbc:h2:mem:contract")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining("writer-fence.schema.flyway.url")
+                  .hasMessageContaining("jdbc:h2:mem:contract")
+                  .hasMessageContaining("a jdbc:postgresql: URL");
             });
   }
 

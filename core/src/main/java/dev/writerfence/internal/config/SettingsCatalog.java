@@ -94,7 +94,7 @@ public final class SettingsCatalog {
 
   /** {@code datasource.url}: where the lease table lives. */
   public static final Setting<String> DATASOURCE_URL =
-      Setting.builder("datasource.url", Kind.TEXT, SettingsCatalog::jdbcUrl)
+      Setting.builder("datasource.url", Kind.TEXT, v -> jdbcUrl("datasource.url", v))
           .readBy(PROCESS, AGENT, SPRING)
           .allowed("a jdbc:postgresql: URL")
           .example("jdbc:postgresql://127.0.0.1:5432/postgres")
@@ -220,6 +220,46 @@ public final class SettingsCatalog {
                   + " installed contract is missing or not this library's version (older, newer,"
                   + " another shape), or the database cannot be reached, log a warning naming the"
                   + " ways to install it, stop the start-up, or run no query")
+          .build();
+
+  /**
+   * {@code schema.flyway.url}: where Spring's Flyway run of the contract connects, instead of the
+   * fence's database.
+   */
+  public static final Setting<String> SCHEMA_FLYWAY_URL =
+      Setting.builder("schema.flyway.url", Kind.TEXT, v -> jdbcUrl("schema.flyway.url", v))
+          .readBy(SPRING)
+          .defaultText("spring.flyway.url, else the fence's database")
+          .allowed("a jdbc:postgresql: URL")
+          .example("jdbc:postgresql://127.0.0.1:5432/postgres")
+          .meaning(
+              "the database that Flyway run connects to, with schema.flyway.user and"
+                  + " schema.flyway.password (which then replace spring.flyway.*)")
+          .build();
+
+  /**
+   * {@code schema.flyway.user}: the role Spring's Flyway run of the contract connects as, the
+   * contract's owner.
+   */
+  public static final Setting<String> SCHEMA_FLYWAY_USER =
+      Setting.builder("schema.flyway.user", Kind.TEXT, Function.identity())
+          .readBy(SPRING)
+          .defaultText("spring.flyway.user, else the fence's database user")
+          .allowed("a database role")
+          .example("owner")
+          .meaning(
+              "the role that Flyway run installs as, which then owns the contract (replaces"
+                  + " spring.flyway.*); EXECUTE is granted to the fence's own database user")
+          .build();
+
+  /** {@code schema.flyway.password}: the password of {@code schema.flyway.user}. */
+  public static final Setting<String> SCHEMA_FLYWAY_PASSWORD =
+      Setting.builder("schema.flyway.password", Kind.TEXT, Function.identity())
+          .readBy(SPRING)
+          .defaultText("none")
+          .allowed("any text")
+          .example("secret")
+          .meaning("the password of schema.flyway.user (used with schema.flyway.url or .user)")
           .build();
 
   /** {@code holder}: the default holder label. */
@@ -679,6 +719,9 @@ public final class SettingsCatalog {
           SCHEMA_FLYWAY_ENABLED,
           SCHEMA_FLYWAY_TABLE,
           SCHEMA_CHECK,
+          SCHEMA_FLYWAY_URL,
+          SCHEMA_FLYWAY_USER,
+          SCHEMA_FLYWAY_PASSWORD,
           HOLDER,
           TTL,
           RENEW_INTERVAL,
@@ -941,10 +984,10 @@ public final class SettingsCatalog {
         .allowed(rule);
   }
 
-  private static String jdbcUrl(String v) {
+  private static String jdbcUrl(String key, String v) {
     if (!v.startsWith("jdbc:postgresql:")) {
       throw new IllegalArgumentException(
-          "writer-fence: datasource.url '" + v + "' is not allowed: a jdbc:postgresql: URL");
+          "writer-fence: " + key + " '" + v + "' is not allowed: a jdbc:postgresql: URL");
     }
     return v;
   }

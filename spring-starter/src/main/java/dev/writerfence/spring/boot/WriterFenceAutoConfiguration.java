@@ -93,7 +93,9 @@ public class WriterFenceAutoConfiguration {
 
   /**
    * The contract's own Flyway run when the application migrates with Flyway (it has a Flyway bean):
-   * the application's {@code spring.flyway.*} stay its own.
+   * the application's {@code spring.flyway.*} locations and history stay its own; the run connects
+   * as the application's Flyway does, or as {@code writer-fence.schema.flyway.*} say ({@link
+   * FlywayRunDataSource}).
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.flywaydb.core.Flyway")
@@ -102,8 +104,17 @@ public class WriterFenceAutoConfiguration {
   static class FlywayConfiguration {
     @Bean
     @ConditionalOnMissingBean(ContractMigration.class)
-    WriterFenceFlywayMigration writerFenceFlywayMigration(WriterFenceProperties properties) {
-      return new WriterFenceFlywayMigration(properties.getSchema());
+    WriterFenceFlywayMigration writerFenceFlywayMigration(
+        WriterFenceProperties properties,
+        WriterFenceDataSource dataSource,
+        ObjectProvider<org.flywaydb.core.Flyway> applicationFlyway) {
+      org.flywaydb.core.Flyway flyway = applicationFlyway.getIfUnique();
+      DataSource run =
+          FlywayRunDataSource.of(
+              properties.getSchema().getFlyway(),
+              dataSource,
+              flyway == null ? null : flyway.getConfiguration().getDataSource());
+      return new WriterFenceFlywayMigration(properties.getSchema(), run);
     }
   }
 

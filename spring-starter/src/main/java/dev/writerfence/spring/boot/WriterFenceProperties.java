@@ -124,6 +124,14 @@ public class WriterFenceProperties extends WriterFenceConfiguration
     } catch (IllegalArgumentException e) {
       reject(errors, "schema.check", e.getMessage());
     }
+    String flywayUrl = p.getSchema().getFlyway().getUrl();
+    try {
+      if (flywayUrl != null) {
+        SettingsCatalog.SCHEMA_FLYWAY_URL.parse(flywayUrl);
+      }
+    } catch (IllegalArgumentException e) {
+      reject(errors, "schema.flyway.url", e.getMessage());
+    }
   }
 
   /** One broken rule of the core: its message (which names the value and the rule) is the error. */
@@ -170,8 +178,8 @@ public class WriterFenceProperties extends WriterFenceConfiguration
     /**
      * Whether to install (idempotently) the SQL contract at start-up, as the fence's database user,
      * who then owns it. Unset: only for an embedded database, as Spring Boot defines it (which no
-     * PostgreSQL server is). In production prefer Flyway with {@code
-     * classpath:writer-fence/db/migration}.
+     * PostgreSQL server is). In production prefer the starter's Flyway run ({@code
+     * schema.flyway.*}) as the owner role, or the CLI.
      */
     private Boolean initialize;
 
@@ -228,6 +236,22 @@ public class WriterFenceProperties extends WriterFenceConfiguration
     /** History table of the contract's Flyway run, in the contract's schema. */
     private String table = "writer_fence_flyway_history";
 
+    /**
+     * JDBC URL the contract's Flyway run connects to, with {@code user} and {@code password};
+     * unset: spring.flyway.url, else the fence's database.
+     */
+    private String url;
+
+    /**
+     * Role the contract's Flyway run installs as (the contract's owner), on the fence's database
+     * unless {@code url} is set; unset: spring.flyway.user, else the fence's database user. EXECUTE
+     * is granted to the fence's own database user.
+     */
+    private String user;
+
+    /** Password of {@code user}, used with {@code url} or {@code user}. */
+    private String password;
+
     public boolean isEnabled() {
       return enabled;
     }
@@ -242,6 +266,30 @@ public class WriterFenceProperties extends WriterFenceConfiguration
 
     public void setTable(String table) {
       this.table = table;
+    }
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public String getUser() {
+      return user;
+    }
+
+    public void setUser(String user) {
+      this.user = user;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
     }
   }
 }
