@@ -67,12 +67,11 @@ import javax.sql.DataSource;
  *       monotonic clock from when the statement was sent (the database was unreachable, or the
  *       process was paused). From then on {@link FenceLease#isValid()} is {@code false}, {@link
  *       FenceLease#checkValid()} throws {@link FenceLostException}, the listener hears {@link
- *       FenceListener#lost}, and the thread no longer counts as holding the fence. The guarded code
- *       keeps running: it learns of the loss from {@code checkValid()} before its next write, from
- *       a callback it registered with {@link FenceLease#onLost}, or, when its request asked for it
- *       ({@link FenceRequest.Builder#interruptOnLoss}), from an interrupt of its thread, and the
- *       call then ends in {@link FenceLostException}. When its call ends the lease is still
- *       released (harmless: another holder's row is never freed).
+ *       FenceListener#lost}, and no fenced call joins the hold ({@link #current} still shows it,
+ *       lost, until the call ends). The guarded code keeps running: it learns of the loss from
+ *       {@code checkValid()}, a callback of {@link FenceLease#onLost}, or an interrupt when its
+ *       request asked for one ({@link FenceRequest.Builder#interruptOnLoss}); the call then ends in
+ *       {@link FenceLostException}, and its lease is still released (harmless).
  *   <li><b>Shutdown.</b> One JVM shutdown hook per process, registered with the first lease,
  *       releases every lease the process still holds across all fences, within 2 s in all, so a
  *       SIGTERM in the middle of a pass frees the fence at once. {@link #close()} stops this
@@ -82,10 +81,7 @@ import javax.sql.DataSource;
  * <p>Thread-safe; build one per application and share it.
  */
 public final class WriterFence extends WeavableFence implements AutoCloseable {
-  /**
-   * TTL used when neither the request nor the builder sets one: 30 seconds, whether renewal is on
-   * (the default) or off.
-   */
+  /** TTL used when neither the request nor the builder sets one: 30 s, renewal on or off. */
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
 
   /** How long a waiter's ticket lasts without a poll, unless set: 5 seconds. */
@@ -122,11 +118,9 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * <p>The fence bounds each statement with the {@linkplain Builder#queryTimeout query timeout},
    * but it cannot bound getting a connection: that is the data source's own setting. Configure
    * yours so that a database that accepts connections and never answers fails within about the
-   * query timeout, as the data sources {@code WriterFenceSettings} builds do; otherwise a fenced
-   * call waits as long as the data source does (pgjdbc's defaults wait forever). For pgjdbc set
-   * {@code connectTimeout} and {@code loginTimeout} (seconds) to the query timeout and {@code
-   * socketTimeout} a few seconds above it; for HikariCP also set {@code connectionTimeout} and
-   * {@code validationTimeout} (milliseconds) at or below the query timeout.
+   * query timeout (pgjdbc's defaults wait forever): for pgjdbc {@code connectTimeout} and {@code
+   * loginTimeout} (seconds) at the query timeout and {@code socketTimeout} a few seconds above; for
+   * HikariCP also {@code connectionTimeout} and {@code validationTimeout} (ms) at or below it.
    *
    * @param dataSource hands out connections of their own (autocommit is used), never one bound to
    *     the caller's open transaction; a pool such as HikariCP is best; see above for its timeouts
@@ -151,12 +145,9 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * fence's domain only. The lease of a method the agent fenced is shown too: the agent carries its
    * own copy of writer-fence, and this is a view of that copy's lease.
    *
-   * <p>A lease that was lost while the call runs (expired, taken over, released by someone else) is
-   * still answered until the call ends: its {@link FenceLease#isValid()} is then false and its
-   * {@link FenceLease#checkValid()} throws {@link FenceLostException} naming why, so the idiom
-   * {@code current(name).orElseThrow()} followed by {@code checkValid()} before each write stops
-   * with the loss, not with a missing lease. A nested fenced call does not join a lost lease (it
-   * acquires a lease of its own), and the agent's audit does not count writes under it.
+   * <p>A lease lost while the call runs stays current until the call ends, so {@code
+   * current(name).orElseThrow().checkValid()} throws {@link FenceLostException} naming why (ADR
+   * 67); a nested fenced call does not join it, nor does the audit count writes under it.
    *
    * @param fenceName the fence name
    * @return the innermost lease this thread holds on it, in any domain, valid or lost, or empty
@@ -171,12 +162,9 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * The lease the current thread holds on a fence name in this fence's exclusion domain: its lease
    * store (for the lease-row backend, the same DataSource object and schema).
    *
-   * <p>A lease lost while its call runs is still answered until the call ends, as for {@link
-   * #current}.
-   *
    * @param fenceName the fence name
-   * @return the innermost lease this thread holds on it in this fence's domain, valid or lost, or
-   *     empty outside any hold
+   * @return the innermost lease this thread holds on it in this fence's domain, valid or lost (as
+   *     for {@link #current}), or empty outside any hold
    */
   public Optional<FenceLease> currentLease(String fenceName) {
     return HeldFences.current(runtime.store(), fenceName).map(FenceLease::of);
@@ -188,10 +176,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * leases stay valid: {@link #current} gives the parent's lease, the agent's audit counts its
    * writes as fenced, and a fenced call of the same name and domain joins the hold instead of
    * acquiring (or waiting for the parent). Once the parent's hold ends (its call returned, the
-   * lease was released or lost), the task counts as outside it: it joins nothing and the audit
-   * counts its writes as unfenced. A lease lost while the task runs is still shown there by {@link
-   * #current}, lost, until the parent releases it, so the task's {@code checkValid()} throws {@link
-   * FenceLostException}; a task that starts after the loss carries nothing.
+   * lease was released or lost), the task counts as outside it (a lease lost while the task runs
+   * stays current there, lost, until the parent releases it: ADR 67).
    *
    * @param task the task; never {@code null}
    * @return {@code task} itself when the thread holds nothing, else the task wrapped in its holds
