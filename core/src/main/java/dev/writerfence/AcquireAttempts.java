@@ -175,6 +175,8 @@ final class AcquireAttempts {
         return retry.executeCallable(this::plain);
       }
       return queued(turn);
+    } catch (GiveUpEarly e) {
+      return Optional.empty(); // busy now: the caller gives the turn back and leaves the queue
     } catch (Exception e) {
       throw sorted(e, flow, call, fenceName, attempts);
     }
@@ -231,21 +233,17 @@ final class AcquireAttempts {
     long[] seen = {polls.seen()};
     deadlineNanos = deadline;
     pace = flow.pace() == null ? null : flow.pace().wait(fenceName);
-    try {
-      return polls
-          .retry(p, deadline, failures)
-          .executeCallable(
-              () -> {
-                if (last != null) {
-                  polls.beforePoll(last.place(), seen[0]);
-                }
-                seen[0] = polls.seen(); // before the poll: a release after its answer counts
-                return poll(turn, ticket);
-              })
-          .lease();
-    } catch (GiveUpEarly e) {
-      return Optional.empty(); // busy now: the caller gives the turn back and leaves the queue
-    }
+    return polls
+        .retry(p, deadline, failures)
+        .executeCallable(
+            () -> {
+              if (last != null) {
+                polls.beforePoll(last.place(), seen[0]);
+              }
+              seen[0] = polls.seen(); // before the poll: a release after its answer counts
+              return poll(turn, ticket);
+            })
+        .lease();
   }
 
   /**
