@@ -50,6 +50,9 @@ final class AcquireAttempts {
   private int failures; // transient failures before the first poll
   private boolean plainDone; // the flow made the first plain attempt already
   private boolean waited; // the thread waited for its turn: then it polls the queue at once
+  private QueuePace.Wait pace; // this wait's pace; null: it waits out its budget
+  private long deadlineNanos; // when the budget of the queued wait ends
+  private QueuePace.Estimate early; // why it gave up before its budget ended; null: it did not
 
   AcquireAttempts(
       FencedCallFlow flow,
@@ -172,6 +175,8 @@ final class AcquireAttempts {
         return retry.executeCallable(this::plain);
       }
       return queued(turn);
+    } catch (GiveUpEarly e) {
+      return Optional.empty(); // busy now: the caller gives the turn back and leaves the queue
     } catch (Exception e) {
       throw sorted(e, flow, call, fenceName, attempts);
     }
@@ -226,6 +231,8 @@ final class AcquireAttempts {
     Ticket ticket = turn.ticket(label, flow.priority(call), ttl);
     QueuePolls polls = flow.polls();
     long[] seen = {polls.seen()};
+    deadlineNanos = deadline;
+    pace = flow.pace() == null ? null : flow.pace().wait(fenceName);
     return polls
         .retry(p, deadline, failures)
         .executeCallable(
@@ -237,6 +244,18 @@ final class AcquireAttempts {
               return poll(turn, ticket);
             })
         .lease();
+  }
+
+  /**
+   * Ends a queued wait from inside its retry, which retries transient failures only: the budget
+   * cannot be met at the queue's pace ({@link QueuePace}).
+   */
+  private static final class GiveUpEarly extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    GiveUpEarly() {
+      super(null, null, false, false);
+    }
   }
 
   /** One plain acquire statement. */
@@ -265,6 +284,12 @@ final class AcquireAttempts {
     last = answer;
     if (!answer.acquired()) {
       busyAnswer();
+      if (pace != null) {
+        early = pace.giveUp(answer.place(), answer.waiters(), System.nanoTime(), deadlineNanos);
+        if (early != null) {
+          throw new GiveUpEarly();
+        }
+      }
     }
     return answer;
   }
@@ -304,7 +329,8 @@ final class AcquireAttempts {
         Duration.ofNanos(System.nanoTime() - queuedNanos),
         flow.policyOrDefault(policy).budget(),
         lastAnswer.place(),
-        lastAnswer.waiters());
+        lastAnswer.waiters(),
+        early == null ? null : early.expected());
   }
 
   /** Who holds a busy fence, for the exception's message; best effort. */

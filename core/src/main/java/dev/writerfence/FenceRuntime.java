@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * @param defaultPriority the queue priority of requests that set none: -100 to 100
  * @param queueLapse how long a waiter's ticket lasts without a poll
  * @param queuePollInterval how often the head of a queue polls
+ * @param queueBusyEarly whether a waiter that cannot be served within its budget at the queue's
+ *     pace gives up at once ({@link QueuePace})
  * @param releaseSignal tells the front of a queue of a release; {@code null}: poll on schedule
  * @param closed set once the fence is closed: no acquire from then on
  */
@@ -40,6 +42,7 @@ record FenceRuntime(
     int defaultPriority,
     Duration queueLapse,
     Duration queuePollInterval,
+    boolean queueBusyEarly,
     ReleaseSignal releaseSignal,
     AtomicBoolean closed) {
   /**
@@ -92,6 +95,7 @@ record FenceRuntime(
         b.defaultPriority,
         b.queueLapse,
         b.queuePollInterval,
+        b.queueBusyEarly,
         b.queueListen && store.keepsQueue() ? store.openReleaseSignal().orElse(null) : null,
         closed);
   }

@@ -25,6 +25,7 @@ abstract class FenceSettings {
   Duration queueLapse = WriterFence.DEFAULT_QUEUE_LAPSE;
   Duration queuePollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
   boolean queueListen;
+  boolean queueBusyEarly = true;
   Duration queryTimeout = WriterFence.DEFAULT_QUERY_TIMEOUT;
   FenceListener listener; // null: none
   Duration renewInterval; // null: a third of each lease's TTL
@@ -134,6 +135,23 @@ abstract class FenceSettings {
    */
   public WriterFence.Builder queueListen(boolean listen) {
     this.queueListen = listen;
+    return (WriterFence.Builder) this;
+  }
+
+  /**
+   * Whether a writer waiting in a fence's queue gives up at once, busy, when at the queue's
+   * measured pace it cannot be served within its budget: its expected wait, (place - 1) times the
+   * time one hand-over took, exceeds what is left of the budget by a margin (1.5 times, 2 times
+   * while only one hand-over was seen). While no hand-over has been seen it never gives up early.
+   * The {@link WriterFenceBusyException} then says the place, the queue's length, the estimate and
+   * the budget ({@link WriterFenceBusyException#expectedWait()}). Default {@code true}; {@code
+   * false} waits out the whole budget, as before.
+   *
+   * @param busyEarly {@code false} to always wait out the budget
+   * @return this builder
+   */
+  public WriterFence.Builder queueBusyEarly(boolean busyEarly) {
+    this.queueBusyEarly = busyEarly;
     return (WriterFence.Builder) this;
   }
 

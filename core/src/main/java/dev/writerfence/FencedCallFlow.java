@@ -56,6 +56,7 @@ final class FencedCallFlow implements FencedCalls.Core {
   private final ConcurrentMap<BusyRetryPolicy, Retry> retries = new ConcurrentHashMap<>();
   private final LocalTurns turns;
   private final QueuePolls polls;
+  private final QueuePace pace; // null: waiters wait out their budget (queue.busy-early=false)
   private final boolean queues; // the store keeps a queue of waiters (contract version 2)
   private final boolean defaultQueues; // and the default policy waits in it
   private final boolean defaultHasMaxWait;
@@ -77,6 +78,7 @@ final class FencedCallFlow implements FencedCalls.Core {
     this.polls =
         new QueuePolls(runtime.queuePollInterval(), runtime.queueLapse(), runtime.releaseSignal());
     this.turns = new LocalTurns(store, runtime.queueLapse());
+    this.pace = runtime.queueBusyEarly() ? new QueuePace() : null;
   }
 
   /**
@@ -313,6 +315,13 @@ final class FencedCallFlow implements FencedCalls.Core {
 
   QueuePolls polls() {
     return polls;
+  }
+
+  /**
+   * @return the fence's queue pace, or {@code null} when waiters wait out their budget
+   */
+  QueuePace pace() {
+    return pace;
   }
 
   int priority(FencedCalls.Call call) {

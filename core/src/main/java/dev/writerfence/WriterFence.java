@@ -539,6 +539,14 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
   }
 
   /**
+   * @return whether a queued waiter that cannot be served within its budget at the queue's pace
+   *     gives up at once ({@link Builder#queueBusyEarly})
+   */
+  public boolean queueBusyEarly() {
+    return runtime.queueBusyEarly();
+  }
+
+  /**
    * @param ttl a lease's TTL
    * @return how often a held lease of that TTL is renewed (the configured interval, at most a third
    *     of the TTL), or empty when renewal is off

@@ -19,6 +19,7 @@ public final class WriterFenceBusyException extends WriterFenceException {
   private final transient Duration waited;
   private final int place;
   private final int waiters;
+  private final transient Duration expectedWait;
 
   /**
    * @param fenceName the busy fence; never {@code null}
@@ -81,10 +82,56 @@ public final class WriterFenceBusyException extends WriterFenceException {
       Duration budget,
       int place,
       int waiters) {
+    this(fenceName, attempts, holderLabel, holderExpiresAt, waited, budget, place, waiters, null);
+  }
+
+  /**
+   * A busy answer of a caller that waited in the fence's queue, and gave up before its budget ended
+   * when {@code expectedWait} is given: at the queue's pace it could not be served in time ({@code
+   * queue.busy-early}).
+   *
+   * @param fenceName the busy fence; never {@code null}
+   * @param attempts as in {@link #WriterFenceBusyException(String, int, String, Instant)}
+   * @param holderLabel label of the holder seen after the last attempt, or {@code null} if unknown
+   * @param holderExpiresAt expiry of that holder's lease (database clock), or {@code null}
+   * @param waited how long the call waited in all, turns in this process included, or {@code null}
+   *     if not measured
+   * @param budget how long it was allowed to wait ({@code BusyRetryPolicy.budget()}), or {@code
+   *     null} if not known
+   * @param place the caller's place in the queue at its last poll, 1 for the head; 0 when it did
+   *     not queue
+   * @param waiters the live tickets of the fence at that poll, the caller's own included; 0 when it
+   *     did not queue
+   * @param expectedWait the wait expected at the queue's pace when it gave up early, or {@code
+   *     null} when it waited out its budget
+   */
+  public WriterFenceBusyException(
+      String fenceName,
+      int attempts,
+      String holderLabel,
+      Instant holderExpiresAt,
+      Duration waited,
+      Duration budget,
+      int place,
+      int waiters,
+      Duration expectedWait) {
     super(
         fenceName,
-        message(fenceName, attempts, holderLabel, holderExpiresAt, waited, budget, place, waiters),
+        expectedWait == null
+            ? message(
+                fenceName, attempts, holderLabel, holderExpiresAt, waited, budget, place, waiters)
+            : earlyMessage(
+                fenceName,
+                attempts,
+                holderLabel,
+                holderExpiresAt,
+                waited,
+                budget,
+                place,
+                waiters,
+                expectedWait),
         null);
+    this.expectedWait = expectedWait;
     this.attempts = attempts;
     this.holderLabel = holderLabel;
     this.holderExpiresAt = holderExpiresAt;
@@ -116,6 +163,56 @@ public final class WriterFenceBusyException extends WriterFenceException {
         + "; the guarded code did not run";
   }
 
+  /**
+   * "is busy and gave up early after 3 attempts in 0.4s: number 12 of 12 in the queue of 'corpus',
+   * about 11 s at the current pace, budget 3 s …".
+   */
+  private static String earlyMessage(
+      String name,
+      int attempts,
+      String label,
+      Instant expiresAt,
+      Duration waited,
+      Duration budget,
+      int place,
+      int waiters,
+      Duration expected) {
+    return "writer-fence: fence '"
+        + name
+        + "' is busy and gave up early after "
+        + attempts
+        + (attempts == 1 ? " attempt" : " attempts")
+        + (waited == null ? "" : " in " + text(waited))
+        + ": number "
+        + place
+        + " of "
+        + waiters
+        + " in the queue of '"
+        + name
+        + "', about "
+        + spaced(expected)
+        + " at the current pace"
+        + (budget == null ? "" : ", budget " + spaced(budget))
+        + ", so it would not be served in time (to wait anyway raise writer-fence.retry.max-wait,"
+        + " or the annotation's retryMaxWaitMillis, or set writer-fence.queue.busy-early=false)"
+        + ": held by "
+        + (label == null ? "an unknown holder" : "'" + label + "'")
+        + (expiresAt == null ? "" : " until " + expiresAt + " (database clock)")
+        + "; the guarded code did not run";
+  }
+
+  /** "300 ms", "3 s", "2.5 s", "11 s": whole seconds from 10 s, and whole ones as they are. */
+  private static String spaced(Duration d) {
+    long ms = d.toMillis();
+    if (ms < 1000) {
+      return ms + " ms";
+    }
+    if (ms % 1000 == 0 || ms >= 10_000) {
+      return Math.round(ms / 1000.0) + " s";
+    }
+    return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+  }
+
   /** " in 3.2s (budget …; the settings that change it)", or nothing when not measured. */
   private static String waitedText(Duration waited, Duration budget) {
     if (waited == null) {
@@ -138,6 +235,14 @@ public final class WriterFenceBusyException extends WriterFenceException {
    */
   public Optional<Duration> waited() {
     return Optional.ofNullable(waited);
+  }
+
+  /**
+   * @return the wait expected at the queue's pace when the caller gave up before its budget ended
+   *     ({@code queue.busy-early}); empty when it waited out its budget, or did not queue
+   */
+  public Optional<Duration> expectedWait() {
+    return Optional.ofNullable(expectedWait);
   }
 
   /**

@@ -205,7 +205,8 @@ public class WriterFenceConfiguration {
         .defaultPriority(priority)
         .queueLapse(queue.lapse)
         .queuePollInterval(queue.pollInterval)
-        .queueListen(queue.listen);
+        .queueListen(queue.listen)
+        .queueBusyEarly(queue.busyEarly);
   }
 
   /**
@@ -329,6 +330,7 @@ public class WriterFenceConfiguration {
     private Duration lapse = WriterFence.DEFAULT_QUEUE_LAPSE;
     private Duration pollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
     private boolean listen;
+    private boolean busyEarly = true;
 
     /** Returns {@code queue.lapse}. */
     public Duration getLapse() {
@@ -358,6 +360,16 @@ public class WriterFenceConfiguration {
     /** Sets {@code queue.listen}. */
     public void setListen(boolean listen) {
       this.listen = listen;
+    }
+
+    /** Returns {@code queue.busy-early}. */
+    public boolean isBusyEarly() {
+      return busyEarly;
+    }
+
+    /** Sets {@code queue.busy-early}. */
+    public void setBusyEarly(boolean busyEarly) {
+      this.busyEarly = busyEarly;
     }
   }
 

@@ -308,13 +308,7 @@ class AutoConfigurationTest {
 
   @Test
   void busyRetryFromTheApplicationsRetryRegistry() {
-    RetryConfig config =
-        RetryConfig.custom()
-            .maxAttempts(4)
-            .intervalFunction(
-                IntervalFunction.ofExponentialBackoff(
-                    Duration.ofMillis(100), 3.0, Duration.ofMillis(500)))
-            .build();
+    RetryConfig config = fourAttemptsExponential();
     runner
         .withBean(RetryRegistry.class, () -> RetryRegistry.of(Map.of("writer-fence", config)))
         .withPropertyValues("writer-fence.retry.max-attempts=9")
@@ -332,6 +326,43 @@ class AutoConfigurationTest {
             context ->
                 assertThat(context.getBean(WriterFence.class).defaultRetryPolicy().maxAttempts())
                     .isEqualTo(9));
+  }
+
+  /** Four attempts, waits of 100 ms growing threefold up to 500 ms. */
+  private static RetryConfig fourAttemptsExponential() {
+    return RetryConfig.custom()
+        .maxAttempts(4)
+        .intervalFunction(
+            IntervalFunction.ofExponentialBackoff(
+                Duration.ofMillis(100), 3.0, Duration.ofMillis(500)))
+        .build();
+  }
+
+  @Test
+  void retryMaxWaitBoundsTheRetryFromTheRegistry() {
+    RetryConfig config = fourAttemptsExponential();
+    runner
+        .withBean(RetryRegistry.class, () -> RetryRegistry.of(Map.of("writer-fence", config)))
+        .withPropertyValues("writer-fence.retry.max-wait=7s", "writer-fence.retry.max-attempts=9")
+        .run(
+            context -> {
+              BusyRetryPolicy policy = context.getBean(WriterFence.class).defaultRetryPolicy();
+              assertThat(policy)
+                  .as("the registry's attempts and waits, the budget of retry.max-wait")
+                  .isEqualTo(
+                      new BusyRetryPolicy(
+                              4, Duration.ofMillis(100), 3.0, Duration.ofMillis(500), 0.0)
+                          .withMaxWait(Duration.ofSeconds(7)));
+              assertThat(policy.budget()).isEqualTo(Duration.ofSeconds(7));
+            });
+  }
+
+  @Test
+  void queueBusyEarlyIsOnUnlessSetOff() {
+    runner.run(context -> assertThat(context.getBean(WriterFence.class).queueBusyEarly()).isTrue());
+    runner
+        .withPropertyValues("writer-fence.queue.busy-early=false")
+        .run(context -> assertThat(context.getBean(WriterFence.class).queueBusyEarly()).isFalse());
   }
 
   @Test

@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A {@link LeaseStore} that passes every call to a real store and records the holder tokens each
  * acquire and release carried, and when each renewal started, so a test can count round trips and
  * match tokens. The queue's calls pass through too: a poll ({@link #acquireInTurn}) counts as an
- * acquire attempt, a lease it grants is recorded like one from {@link #acquire}, and reads of the
- * queue are counted. Thread-safe.
+ * acquire attempt, a lease it grants is recorded like one from {@link #acquire}, the place each
+ * answered is recorded, and reads of the queue are counted. Thread-safe.
  */
 public final class RecordingLeaseStore implements LeaseStore {
   private final LeaseStore delegate;
@@ -27,6 +27,7 @@ public final class RecordingLeaseStore implements LeaseStore {
   private final List<UUID> releaseTokens = new CopyOnWriteArrayList<>();
   private final List<Long> renewStarts = new CopyOnWriteArrayList<>();
   private final AtomicInteger queueReads = new AtomicInteger();
+  private final List<Integer> pollPlaces = new CopyOnWriteArrayList<>();
 
   /**
    * @param delegate the real store
@@ -47,6 +48,14 @@ public final class RecordingLeaseStore implements LeaseStore {
    */
   public List<UUID> releaseTokens() {
     return List.copyOf(releaseTokens);
+  }
+
+  /**
+   * @return the place every poll of the queue ({@link #acquireInTurn}) answered, in call order: 1
+   *     for the head, 0 when it granted the lease
+   */
+  public List<Integer> pollPlaces() {
+    return List.copyOf(pollPlaces);
   }
 
   /**
@@ -97,6 +106,7 @@ public final class RecordingLeaseStore implements LeaseStore {
   public Turn acquireInTurn(Ticket ticket, String advisoryKey, UUID holderToken, Duration ttl) {
     acquireTokens.add(holderToken);
     Turn turn = delegate.acquireInTurn(ticket, advisoryKey, holderToken, ttl);
+    pollPlaces.add(turn.place());
     return new Turn(
         turn.lease().map(lease -> new Recorded(lease, holderToken)), turn.place(), turn.waiters());
   }

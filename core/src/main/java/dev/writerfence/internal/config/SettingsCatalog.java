@@ -430,6 +430,20 @@ public final class SettingsCatalog {
                   + " while it waits")
           .build();
 
+  /** {@code queue.busy-early}: whether a waiter that cannot make it in time gives up at once. */
+  public static final Setting<Boolean> QUEUE_BUSY_EARLY =
+      Setting.builder("queue.busy-early", Kind.FLAG, v -> flag("queue.busy-early", v))
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultValue("true")
+          .allowed("true or false")
+          .example("false")
+          .javaApi("queueBusyEarly(…)")
+          .meaning(
+              "a waiter whose place the queue cannot reach within its budget at the measured pace"
+                  + " (expected wait over 1.5 times what is left of it) is busy at once; false"
+                  + " waits out the budget")
+          .build();
+
   /**
    * {@code backend}: the name of a registered backend ({@link BackendRegistry}); core registers
    * {@code lease}, {@code advisory} and {@code lease-rpc}.
@@ -734,6 +748,7 @@ public final class SettingsCatalog {
           QUEUE_LAPSE,
           QUEUE_POLL_INTERVAL,
           QUEUE_LISTEN,
+          QUEUE_BUSY_EARLY,
           BACKEND,
           ADVISORY_POOL_SIZE,
           ADVISORY_KEY_SCHEME,

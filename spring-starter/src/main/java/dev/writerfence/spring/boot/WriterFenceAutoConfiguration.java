@@ -8,6 +8,7 @@ import dev.writerfence.spi.LeaseStore;
 import dev.writerfence.spring.aop.WriterFenceAdviceCheck;
 import dev.writerfence.spring.aop.WriterFenceAdvisor;
 import io.github.resilience4j.retry.RetryRegistry;
+import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -148,9 +149,10 @@ public class WriterFenceAutoConfiguration {
   /**
    * The fence, from {@code writer-fence.*} ({@link WriterFenceProperties#builder}) on the backend's
    * {@link LeaseStore} bean; busy retry from the application's Resilience4j {@link RetryRegistry}
-   * when it has a retry named {@code writer-fence}. Every {@link FenceListener} bean gets its
-   * events. Closed by {@link WriterFenceShutdown} before any DataSource closes; the {@code close()}
-   * Spring infers for it afterwards finds it closed and does nothing.
+   * when it has a retry named {@code writer-fence}, bounded by {@code writer-fence.retry.max-wait}
+   * when that is set. Every {@link FenceListener} bean gets its events. Closed by {@link
+   * WriterFenceShutdown} before any DataSource closes; the {@code close()} Spring infers for it
+   * afterwards finds it closed and does nothing.
    */
   @Bean
   @ConditionalOnMissingBean
@@ -195,12 +197,19 @@ public class WriterFenceAutoConfiguration {
     Optional<BusyRetryPolicy> fromRegistry =
         registry == null ? Optional.empty() : BusyRetryFromRegistry.policy(registry);
     if (fromRegistry.isPresent()) {
+      // The registry's retry shapes the attempts and their waits; writer-fence.retry.max-wait,
+      // when set, still bounds the whole wait: it is the budget every busy answer names, and the
+      // registry's retry has no such setting to take its place.
+      Duration maxWait = properties.getRetry().getMaxWait();
+      BusyRetryPolicy policy =
+          maxWait == null ? fromRegistry.get() : fromRegistry.get().withMaxWait(maxWait);
       LOG.info(
           "writer-fence: busy retry from the RetryRegistry's '{}' retry: {}"
-              + " (writer-fence.retry.* not used)",
+              + " (writer-fence.retry.max-wait {}; the other writer-fence.retry.* not used)",
           BusyRetryFromRegistry.INSTANCE,
-          fromRegistry.get());
-      return fromRegistry.get();
+          policy,
+          maxWait == null ? "not set" : "applied");
+      return policy;
     }
     return properties.busyRetryPolicy();
   }
