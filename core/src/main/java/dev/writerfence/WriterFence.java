@@ -392,10 +392,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
   }
 
   /**
-   * Runs {@code body} under the fence, like {@link #call} for code that returns nothing. The body
-   * may throw a checked exception of its own, which this method throws as it is; a body that throws
-   * none makes this method throw none either ({@code E} is then inferred as {@link
-   * RuntimeException}).
+   * Runs {@code body} under the fence, like {@link #call} for code that returns nothing; a checked
+   * exception of the body's own is thrown as it is, as by {@link #callWithLease}.
    *
    * @param request the request; never {@code null}
    * @param body the guarded code; never {@code null}
@@ -455,15 +453,11 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * Runs asynchronous guarded code: the lease is taken before {@code body} starts and released when
    * the stage it returns completes, normally or not.
    *
-   * <p>Cancelling the returned future cancels neither the work nor the hold: it completes the
-   * returned future only, while the stage {@code body} returned runs on and the lease stays held
-   * until that stage completes. To stop the work, cancel or complete {@code body}'s own stage.
-   *
    * @param request the request; never {@code null}
    * @param body starts the work and returns its stage; never {@code null}
    * @param <T> the result type
    * @return a future that completes, with the stage's outcome, after the release; cancelling it
-   *     does not cancel the work nor release the lease early
+   *     cancels neither the work nor the hold (cancel or complete {@code body}'s own stage instead)
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
    * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
    *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
@@ -539,8 +533,7 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
   }
 
   /**
-   * @return whether a queued waiter that cannot be served within its budget at the queue's pace
-   *     gives up at once ({@link Builder#queueBusyEarly})
+   * @return whether a waiter that cannot be served in its budget gives up at once (busy early)
    */
   public boolean queueBusyEarly() {
     return runtime.queueBusyEarly();
@@ -585,9 +578,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
   }
 
   /**
-   * Builds a {@link WriterFence}. Not thread-safe. A user-supplied DataSource should bound its own
-   * connect, login and read waits by about the query timeout (see {@link
-   * WriterFence#builder(DataSource)}): the query timeout covers statements only.
+   * Builds a {@link WriterFence}. Not thread-safe. A DataSource of yours should bound its own waits
+   * by about the query timeout ({@link WriterFence#builder(DataSource)} says how).
    */
   public static final class Builder extends FenceSettings {
     private Builder(DataSource dataSource, LeaseStore store) {
