@@ -70,6 +70,12 @@ class ProductionModelTest {
         .as("the owners of the contract's functions")
         .containsExactly(ROLES.owner());
     assertThat(OwnerAndAppRoles.leaseOwner(SERVER, DATABASE)).isEqualTo(ROLES.owner());
+    assertThat(
+            superuser.queryForList(
+                "SELECT DISTINCT installed_by FROM writer_fence.writer_fence_flyway_history",
+                String.class))
+        .as("who ran the starter's Flyway run of the contract")
+        .containsExactly(ROLES.owner());
     for (String function :
         List.of(
             "writer_fence.acquire(text, uuid, text, integer)",
