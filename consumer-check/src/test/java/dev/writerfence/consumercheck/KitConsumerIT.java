@@ -17,10 +17,12 @@ import org.junit.jupiter.api.Test;
  * in {@code src/it/kit-consumer} (an application's tests with {@code WriterFenceExtension}, {@code
  * TestFence} busy, lost, read-only and unreachable, and {@code assertFenced}; and a {@code
  * SpringBootTest} of the README's quick-start bean, advised by the starter, on the kit's {@code
- * TestFenceConfiguration}) is built with an empty local repository against the deployed folder,
- * once on Spring Boot 3.5 with its starter and test dependencies (JUnit Jupiter 5.12) and once on
- * Spring Boot 4.0 with its own (JUnit 6), and its tests pass on the JUnit that the application's
- * Spring Boot chose, which the kit does not override.
+ * TestFenceConfiguration}; and the production model of docs/operations.md, the contract installed
+ * by the starter's Flyway run as the owner role in {@code spring.flyway.user} and the application
+ * fencing as a role with CONNECT and EXECUTE alone) is built with an empty local repository against
+ * the deployed folder, once on Spring Boot 3.5 with its starter and test dependencies (JUnit
+ * Jupiter 5.12) and once on Spring Boot 4.0 with its own (JUnit 6), and its tests pass on the JUnit
+ * that the application's Spring Boot chose, which the kit does not override.
  */
 class KitConsumerIT {
   /** The kit consumer's plain test methods (UploaderTest), every one of which must pass. */
@@ -31,6 +33,15 @@ class KitConsumerIT {
       Pattern.compile(
           "Tests run: 5, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: [^\\n]*"
               + " in com\\.example\\.UploadsTest");
+
+  /**
+   * The production model (ProductionModelTest): the starter's Flyway run installs as the owner in
+   * spring.flyway.user, the application's role (CONNECT, then EXECUTE) fences; passed.
+   */
+  private static final Pattern PRODUCTION_TESTS =
+      Pattern.compile(
+          "Tests run: 1, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: [^\\n]*"
+              + " in com\\.example\\.ProductionModelTest");
 
   private static final Pattern JUNIT = Pattern.compile("kit test ran under JUnit Jupiter (\\S+)");
 
@@ -103,6 +114,12 @@ class KitConsumerIT {
     assertThat(SPRING_TESTS.matcher(output).find())
         .as(
             "the Spring Boot test of the starter's advice on the kit passed; its output:\n"
+                + output)
+        .isTrue();
+    assertThat(PRODUCTION_TESTS.matcher(output).find())
+        .as(
+            "the production model (owner role through spring.flyway.user, application role with"
+                + " EXECUTE alone) started and fenced; its output:\n"
                 + output)
         .isTrue();
 
