@@ -225,18 +225,33 @@ final class AcquireAttempts {
     long deadline = queuedNanos + saturatedNanos(p.budget());
     Ticket ticket = turn.ticket(label, flow.priority(call), ttl);
     QueuePolls polls = flow.polls();
+    QueuePolls.Progress progress = polls.progress(this::holderLeftMillis);
     long[] seen = {polls.seen()};
     return polls
-        .retry(p, deadline, failures)
+        .retry(p, deadline, failures, progress)
         .executeCallable(
             () -> {
               if (last != null) {
-                polls.beforePoll(last.place(), seen[0]);
+                polls.beforePoll(last.place(), seen[0], progress);
               }
               seen[0] = polls.seen(); // before the poll: a release after its answer counts
               return poll(turn, ticket);
             })
         .lease();
+  }
+
+  /** What the holder's lease has left by the database, for the front's pacing; 0 if unknown. */
+  private long holderLeftMillis() {
+    try {
+      return flow.store()
+          .status(fenceName)
+          .filter(LeaseStatus::isHeld)
+          .map(s -> s.secondsLeft() == null ? 0L : s.secondsLeft().movePointRight(3).longValue())
+          .orElse(0L);
+    } catch (RuntimeException e) { // pacing only: the poll itself reports what is wrong
+      LOG.debug("writer-fence: could not read the holder of fence '{}'", fenceName, e);
+      return 0;
+    }
   }
 
   /** One plain acquire statement. */

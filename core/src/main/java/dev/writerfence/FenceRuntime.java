@@ -92,7 +92,18 @@ record FenceRuntime(
         b.defaultPriority,
         b.queueLapse,
         b.queuePollInterval,
-        b.queueListen && store.keepsQueue() ? store.openReleaseSignal().orElse(null) : null,
+        releaseSignal(b, store),
         closed);
+  }
+
+  /** The store's release signal when the fence listens: on its direct URL, else its data source. */
+  private static ReleaseSignal releaseSignal(FenceSettings b, LeaseStore store) {
+    if (!b.queueListen || !store.keepsQueue()) {
+      return null;
+    }
+    return (b.queueListenDirect != null
+            ? store.openReleaseSignal(b.queueListenDirect)
+            : store.openReleaseSignal())
+        .orElse(null);
   }
 }

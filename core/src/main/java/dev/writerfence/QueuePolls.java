@@ -8,6 +8,7 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 /**
  * When a queued writer polls again (contract version 2's queue, ADR 31 and ADR 37): the head of the
@@ -18,9 +19,14 @@ import java.time.Duration;
  * many idle waiters stays bounded. All within the call's budget: the last wait is cut to what is
  * left of it.
  *
- * <p>With a {@link ReleaseSignal} ({@code queue.listen}), those two wait for the signal of a
- * release instead, polling at once when it comes and otherwise every ten poll intervals: a lapsed
- * head or an expired lease sends no signal.
+ * <p>Both follow what the database said: at the front the holder's time left is read (once, and
+ * again when it runs out). Without notifications the front polls every interval while holds are
+ * short, and no oftener than a hundredth of what the holder has left while it has long to run (at
+ * most a quarter of the lapse). With a {@link ReleaseSignal} ({@code queue.listen}) that is heard
+ * (its probe proved that notifications arrive, {@link ReleaseSignal#hearing()}), those two wait for
+ * the signal of a release instead, polling at once when it comes and otherwise only at the holder's
+ * expiry and four times per lapse (ten poll intervals when the holder is not known): a lapsed head
+ * or an expired lease sends no signal.
  *
  * <p>Resilience4j Retry runs the polls; this class only makes its configuration for one wait.
  */
@@ -29,6 +35,9 @@ final class QueuePolls {
   private final long slowestMillis;
   private final ReleaseSignal signal; // null: poll on schedule only
   private final long signalWaitNanos;
+
+  /** At the front without notifications, a poll per this share of what the holder has left. */
+  static final long HOLDER_SHARE = 100;
 
   /**
    * @param pollInterval the head's interval
@@ -51,22 +60,39 @@ final class QueuePolls {
 
   /**
    * Before a poll: at the front of the queue with a release signal, waits for a release signalled
-   * after {@code seen} (at most ten poll intervals); otherwise returns at once, Resilience4j having
-   * waited the interval already.
+   * after {@code seen}: while the signal is heard, until the holder's expiry when that is known and
+   * at most a quarter of the lapse (a safety net: a lapsed head or an expired lease sends no
+   * signal), else at most ten poll intervals; otherwise returns at once, Resilience4j having waited
+   * the interval already.
    *
    * @param place the place the previous poll answered
    * @param seen {@link #seen()} before that poll
+   * @param progress the wait's pacing, which knows what the holder had left
    * @throws InterruptedException when interrupted while waiting
    */
-  void beforePoll(int place, long seen) throws InterruptedException {
+  void beforePoll(int place, long seen, Progress progress) throws InterruptedException {
     if (signal != null && place >= 1 && place <= 2) {
-      signal.awaitAfter(seen, signalWaitNanos);
+      // Also while the signal cannot be heard yet: the wait is what starts its listening, and
+      // returns at once then.
+      long left = progress.holderLeftNanos(System.nanoTime());
+      long wait =
+          left > 0 ? Math.min(slowestMillis * 1_000_000L, left + 1_000_000L) : signalWaitNanos;
+      signal.awaitAfter(seen, wait);
     }
   }
 
-  /** The front's wait: the poll interval, or next to nothing with a signal (see beforePoll). */
-  private long frontMillis(int place) {
-    return signal != null && place >= 1 ? 1 : pollMillis;
+  /**
+   * The front's wait: next to nothing while a release would be heard (see beforePoll); else the
+   * poll interval, longer while the holder has long to run (a hundredth of what it has left, at
+   * most a quarter of the lapse), so a lease with minutes to run is not polled a hundred times a
+   * second and a short hold is still taken over within about an interval.
+   */
+  private long frontMillis(int place, long holderLeftNanos) {
+    if (signal != null && place >= 1 && signal.hearing()) {
+      return 1;
+    }
+    long byHolder = holderLeftNanos / 1_000_000 / HOLDER_SHARE;
+    return Math.max(pollMillis, Math.min(slowestMillis, byHolder));
   }
 
   /**
@@ -79,8 +105,40 @@ final class QueuePolls {
    * thread-safe: one wait's polls run one at a time.
    */
   final class Progress {
+    private final LongSupplier holderLeftMillis; // null: not known
     private int firstPlace = -1;
     private long firstNanos;
+    private long readNanos; // when the holder's time left was last read
+    private long leftAtRead = -1; // what it had left then, in nanoseconds; -1: never read
+    private long nextReadNanos;
+
+    /** Without the holder's time left: the front polls every interval, as the tests pace it. */
+    Progress() {
+      this(null);
+    }
+
+    Progress(LongSupplier holderLeftMillis) {
+      this.holderLeftMillis = holderLeftMillis;
+    }
+
+    /**
+     * What the holder's lease has left now, read from the store at the front of the queue when the
+     * last reading ran out (an expiry passed, which renewal may have pushed out) and at most once
+     * per quarter of the lapse while it reads nothing left.
+     *
+     * @return nanoseconds, 0 when free, expired or not known
+     */
+    long holderLeftNanos(long nowNanos) {
+      if (holderLeftMillis == null) {
+        return 0;
+      }
+      if (leftAtRead < 0 || nowNanos - nextReadNanos >= 0) {
+        leftAtRead = Math.max(0, holderLeftMillis.getAsLong()) * 1_000_000;
+        readNanos = nowNanos;
+        nextReadNanos = nowNanos + Math.max(leftAtRead, slowestMillis * 1_000_000L);
+      }
+      return Math.max(0, leftAtRead - (nowNanos - readNanos));
+    }
 
     /**
      * @param place the place the last poll answered: 1 for the head, 0 when not queued yet (a first
@@ -90,7 +148,7 @@ final class QueuePolls {
      */
     long waitMillis(int place, long nowNanos) {
       if (place <= 2) {
-        return frontMillis(place);
+        return frontMillis(place, place >= 1 ? holderLeftNanos(nowNanos) : 0);
       }
       if (firstPlace < 0 || place > firstPlace) { // first, or pushed back by higher priorities
         firstPlace = place;
@@ -114,12 +172,12 @@ final class QueuePolls {
    * @param policy the call's policy, for the backoff after a transient failure
    * @param deadlineNanos when the call's budget ends
    * @param failedAlready transient failures of the call before its first poll
+   * @param progress this wait's pacing ({@link #progress})
    */
-  Retry retry(BusyRetryPolicy policy, long deadlineNanos, int failedAlready) {
+  Retry retry(BusyRetryPolicy policy, long deadlineNanos, int failedAlready, Progress progress) {
     IntervalFunction backoff = policy.intervalFunction();
     int maxFailures = policy.maxAttempts();
-    int[] failures = {failedAlready};
-    Progress progress = new Progress(); // this wait's transient failures: polls run one at a time
+    int[] failures = {failedAlready}; // this wait's transient failures: polls run one at a time
     return Retry.of(
         "writer-fence-queue",
         RetryConfig.<Turn>custom()
@@ -137,6 +195,15 @@ final class QueuePolls {
                 e -> e instanceof TransientLeaseStoreException && ++failures[0] < maxFailures)
             .failAfterMaxAttempts(false)
             .build());
+  }
+
+  /**
+   * @param holderLeftMillis what the holder's lease has left, in milliseconds (0 when free or not
+   *     known), read from the store at the front of the queue; {@code null} to never read it
+   * @return the pacing of one wait's polls
+   */
+  Progress progress(LongSupplier holderLeftMillis) {
+    return new Progress(holderLeftMillis);
   }
 
   private static long cut(long waitMillis, long deadlineNanos) {

@@ -12,6 +12,7 @@ import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.internal.weaving.WeavableFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
 import java.util.Objects;
@@ -550,6 +551,16 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    */
   public Duration queuePollInterval() {
     return runtime.queuePollInterval();
+  }
+
+  /**
+   * @return how the front of this fence's queues learns of a release ({@code queue.listen}): {@code
+   *     notified} (a probe proved notifications arrive), {@code polled} (they did not), {@code
+   *     pending} (not proved yet) or {@code off}
+   */
+  public String queueWakeUp() {
+    ReleaseSignal signal = runtime.releaseSignal();
+    return signal == null ? "off" : signal.mode().label();
   }
 
   /**

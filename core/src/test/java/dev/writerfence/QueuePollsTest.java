@@ -2,8 +2,11 @@ package dev.writerfence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.spi.ReleaseSignal;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** How a queued wait spaces its polls, on a clock the test moves. */
@@ -53,5 +56,71 @@ class QueuePollsTest {
     assertThat(wait.waitMillis(9, 100 * MS)).isEqualTo(70);
     // 7 places in 70 ms from the new start: 10 ms a turn
     assertThat(wait.waitMillis(2, 170 * MS)).isEqualTo(10);
+  }
+
+  @Test
+  void theFrontPollsNoOftenerThanAHundredthOfWhatALongHolderHasLeft() {
+    AtomicInteger reads = new AtomicInteger();
+    QueuePolls.Progress wait =
+        polls.progress(
+            () -> {
+              reads.incrementAndGet();
+              return 60_000; // a minute left
+            });
+
+    assertThat(wait.waitMillis(1, 0)).isEqualTo(600);
+    assertThat(wait.waitMillis(2, 600 * MS)).as("the minute counts down").isEqualTo(594);
+    assertThat(reads).as("read once while its time lasts").hasValue(1);
+  }
+
+  @Test
+  void aLeaseWithMinutesToRunIsPolledFourTimesPerLapseAShortOneEveryInterval() {
+    assertThat(polls.progress(() -> 900_000).waitMillis(1, 0)).isEqualTo(1250);
+    assertThat(polls.progress(() -> 500).waitMillis(1, 0)).isEqualTo(10);
+    assertThat(polls.progress(() -> 0).waitMillis(1, 0)).as("free or unknown").isEqualTo(10);
+  }
+
+  @Test
+  void theHoldersTimeIsReadAgainOnceItRanOut() {
+    AtomicInteger reads = new AtomicInteger();
+    QueuePolls.Progress wait = polls.progress(() -> reads.incrementAndGet() == 1 ? 2_000 : 60_000);
+
+    assertThat(wait.waitMillis(1, 0)).isEqualTo(20);
+    assertThat(wait.waitMillis(1, 1000 * MS)).isEqualTo(10);
+    assertThat(reads).hasValue(1);
+    // Past the expiry it read: renewal pushed it out, and the front slows down again.
+    assertThat(wait.waitMillis(1, 2000 * MS)).isEqualTo(600);
+    assertThat(reads).hasValue(2);
+  }
+
+  @Test
+  void aHeardSignalTakesThePlaceOfTheFrontsPollsAndOneNotHeardDoesNot() {
+    AtomicBoolean hearing = new AtomicBoolean(true);
+    ReleaseSignal signal =
+        new ReleaseSignal() {
+          @Override
+          public long seen() {
+            return 0;
+          }
+
+          @Override
+          public boolean awaitAfter(long seen, long timeoutNanos) {
+            return true;
+          }
+
+          @Override
+          public boolean hearing() {
+            return hearing.get();
+          }
+
+          @Override
+          public void close() {}
+        };
+    QueuePolls.Progress wait =
+        new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal).progress(() -> 0);
+
+    assertThat(wait.waitMillis(1, 0)).as("woken by the signal, not the interval").isEqualTo(1);
+    hearing.set(false); // not proved yet, proved not to arrive, or its connection down
+    assertThat(wait.waitMillis(1, 0)).isEqualTo(10);
   }
 }

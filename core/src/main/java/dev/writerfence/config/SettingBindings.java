@@ -87,6 +87,10 @@ final class SettingBindings {
               (c, v) -> c.getQueue().setPollInterval(v),
               c -> c.getQueue().getPollInterval()),
           bind(QUEUE_LISTEN, (c, v) -> c.getQueue().setListen(v), c -> c.getQueue().isListen()),
+          bind(
+              QUEUE_LISTEN_URL,
+              (c, v) -> c.getQueue().setListenUrl(v),
+              c -> c.getQueue().getListenUrl()),
           bind(BACKEND, WriterFenceConfiguration::setBackend, WriterFenceConfiguration::getBackend),
           bind(
               ADVISORY_POOL_SIZE,
