@@ -225,7 +225,7 @@ final class AcquireAttempts {
     long deadline = queuedNanos + saturatedNanos(p.budget());
     Ticket ticket = turn.ticket(label, flow.priority(call), ttl);
     QueuePolls polls = flow.polls();
-    QueuePolls.Progress progress = polls.progress(this::holderLeftMillis);
+    QueuePolls.Progress progress = polls.progress(this::holder);
     long[] seen = {polls.seen()};
     return polls
         .retry(p, deadline, failures, progress)
@@ -240,17 +240,23 @@ final class AcquireAttempts {
         .lease();
   }
 
-  /** What the holder's lease has left by the database, for the front's pacing; 0 if unknown. */
-  private long holderLeftMillis() {
+  /** The holder of the lease by the database, for the front's pacing; none if unknown. */
+  private QueuePolls.Holder holder() {
     try {
       return flow.store()
           .status(fenceName)
           .filter(LeaseStatus::isHeld)
-          .map(s -> s.secondsLeft() == null ? 0L : s.secondsLeft().movePointRight(3).longValue())
-          .orElse(0L);
+          .filter(s -> s.secondsLeft() != null && s.acquiredAt() != null && s.expiresAt() != null)
+          .map(
+              s -> {
+                long left = s.secondsLeft().movePointRight(3).longValue();
+                long lease = Duration.between(s.acquiredAt(), s.expiresAt()).toMillis();
+                return new QueuePolls.Holder(left, Math.max(0, lease - left));
+              })
+          .orElse(QueuePolls.Holder.NONE);
     } catch (RuntimeException e) { // pacing only: the poll itself reports what is wrong
       LOG.debug("writer-fence: could not read the holder of fence '{}'", fenceName, e);
-      return 0;
+      return QueuePolls.Holder.NONE;
     }
   }
 

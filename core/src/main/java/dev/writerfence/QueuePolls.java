@@ -8,7 +8,7 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * When a queued writer polls again (contract version 2's queue, ADR 31 and ADR 37): the head of the
@@ -19,14 +19,14 @@ import java.util.function.LongSupplier;
  * many idle waiters stays bounded. All within the call's budget: the last wait is cut to what is
  * left of it.
  *
- * <p>Both follow what the database said: at the front the holder's time left is read (once, and
- * again when it runs out). Without notifications the front polls every interval while holds are
- * short, and no oftener than a hundredth of what the holder has left while it has long to run (at
- * most a quarter of the lapse). With a {@link ReleaseSignal} ({@code queue.listen}) that is heard
- * (its probe proved that notifications arrive, {@link ReleaseSignal#hearing()}), those two wait for
- * the signal of a release instead, polling at once when it comes and otherwise only at the holder's
- * expiry and four times per lapse (ten poll intervals when the holder is not known): a lapsed head
- * or an expired lease sends no signal.
+ * <p>Both follow what the database said: at the front the holder is read (once, and again when its
+ * time runs out or the place changes). Without notifications the front polls every interval while
+ * holds are short, and no oftener than a tenth of how long the holder has held so far while it
+ * holds long (at most a quarter of the lapse, and at its expiry). With a {@link ReleaseSignal}
+ * ({@code queue.listen}) that is heard (its probe proved that notifications arrive, {@link
+ * ReleaseSignal#hearing()}), those two wait for the signal of a release instead, polling at once
+ * when it comes and otherwise only at the holder's expiry and four times per lapse (ten poll
+ * intervals when the holder is not known): a lapsed head or an expired lease sends no signal.
  *
  * <p>Resilience4j Retry runs the polls; this class only makes its configuration for one wait.
  */
@@ -36,8 +36,22 @@ final class QueuePolls {
   private final ReleaseSignal signal; // null: poll on schedule only
   private final long signalWaitNanos;
 
-  /** At the front without notifications, a poll per this share of what the holder has left. */
-  static final long HOLDER_SHARE = 100;
+  /**
+   * At the front without notifications, a poll per this share of how long the holder has held so
+   * far: a holder that has held for a while is likely to hold on for a while.
+   */
+  static final long HELD_SHARE = 10;
+
+  /**
+   * The holder of the lease as the front of a queue reads it (its {@code lease_status}).
+   *
+   * @param leftMillis what its lease has left by the database clock; 0 when free or not known
+   * @param heldMillis how long it has held the lease so far
+   */
+  record Holder(long leftMillis, long heldMillis) {
+    /** Free, or not known. */
+    static final Holder NONE = new Holder(0, 0);
+  }
 
   /**
    * @param pollInterval the head's interval
@@ -74,7 +88,7 @@ final class QueuePolls {
     if (signal != null && place >= 1 && place <= 2) {
       // Also while the signal cannot be heard yet: the wait is what starts its listening, and
       // returns at once then.
-      long left = progress.holderLeftNanos(System.nanoTime());
+      long left = progress.holderLeftNanos(place, System.nanoTime());
       long wait =
           left > 0 ? Math.min(slowestMillis * 1_000_000L, left + 1_000_000L) : signalWaitNanos;
       signal.awaitAfter(seen, wait);
@@ -83,15 +97,20 @@ final class QueuePolls {
 
   /**
    * The front's wait: next to nothing while a release would be heard (see beforePoll); else the
-   * poll interval, longer while the holder has long to run (a hundredth of what it has left, at
-   * most a quarter of the lapse), so a lease with minutes to run is not polled a hundred times a
-   * second and a short hold is still taken over within about an interval.
+   * poll interval while holds are short, and longer while the holder has held long (a tenth of
+   * that, at most a quarter of the lapse), but never past the holder's expiry: a lease held for
+   * minutes is not polled a hundred times a second, and a short hold is still taken over within
+   * about an interval.
    */
-  private long frontMillis(int place, long holderLeftNanos) {
+  private long frontMillis(int place, Progress progress, long nowNanos) {
     if (signal != null && place >= 1 && signal.hearing()) {
       return 1;
     }
-    long byHolder = holderLeftNanos / 1_000_000 / HOLDER_SHARE;
+    long left = place >= 1 ? progress.holderLeftNanos(place, nowNanos) : 0;
+    if (left <= 0) {
+      return pollMillis;
+    }
+    long byHolder = Math.min(left, progress.holderHeldNanos(nowNanos) / HELD_SHARE) / 1_000_000;
     return Math.max(pollMillis, Math.min(slowestMillis, byHolder));
   }
 
@@ -105,39 +124,49 @@ final class QueuePolls {
    * thread-safe: one wait's polls run one at a time.
    */
   final class Progress {
-    private final LongSupplier holderLeftMillis; // null: not known
+    private final Supplier<Holder> holder; // null: never read
     private int firstPlace = -1;
     private long firstNanos;
-    private long readNanos; // when the holder's time left was last read
-    private long leftAtRead = -1; // what it had left then, in nanoseconds; -1: never read
+    private Holder read; // the holder as last read; null: never read
+    private long readNanos; // when
+    private int readAtPlace; // the place it was read at: a new place may mean a new holder
     private long nextReadNanos;
 
-    /** Without the holder's time left: the front polls every interval, as the tests pace it. */
+    /** Without the holder: the front polls every interval, as the tests pace it. */
     Progress() {
       this(null);
     }
 
-    Progress(LongSupplier holderLeftMillis) {
-      this.holderLeftMillis = holderLeftMillis;
+    Progress(Supplier<Holder> holder) {
+      this.holder = holder;
     }
 
     /**
-     * What the holder's lease has left now, read from the store at the front of the queue when the
-     * last reading ran out (an expiry passed, which renewal may have pushed out) and at most once
-     * per quarter of the lapse while it reads nothing left.
+     * What the holder's lease has left now. Read from the store at the front of the queue, again
+     * when the last reading ran out (an expiry passed, which renewal may have pushed out; at most
+     * once per quarter of the lapse while it reads nothing left) and when the place changed.
      *
      * @return nanoseconds, 0 when free, expired or not known
      */
-    long holderLeftNanos(long nowNanos) {
-      if (holderLeftMillis == null) {
+    long holderLeftNanos(int place, long nowNanos) {
+      if (holder == null) {
         return 0;
       }
-      if (leftAtRead < 0 || nowNanos - nextReadNanos >= 0) {
-        leftAtRead = Math.max(0, holderLeftMillis.getAsLong()) * 1_000_000;
+      if (read == null || place != readAtPlace || nowNanos - nextReadNanos >= 0) {
+        Holder h = holder.get();
+        read = h == null ? Holder.NONE : h;
         readNanos = nowNanos;
-        nextReadNanos = nowNanos + Math.max(leftAtRead, slowestMillis * 1_000_000L);
+        readAtPlace = place;
+        nextReadNanos = nowNanos + Math.max(read.leftMillis(), slowestMillis) * 1_000_000L;
       }
-      return Math.max(0, leftAtRead - (nowNanos - readNanos));
+      return Math.max(0, read.leftMillis() * 1_000_000L - (nowNanos - readNanos));
+    }
+
+    /**
+     * @return how long the holder last read has held the lease by now, in nanoseconds
+     */
+    long holderHeldNanos(long nowNanos) {
+      return read == null ? 0 : read.heldMillis() * 1_000_000L + (nowNanos - readNanos);
     }
 
     /**
@@ -148,7 +177,7 @@ final class QueuePolls {
      */
     long waitMillis(int place, long nowNanos) {
       if (place <= 2) {
-        return frontMillis(place, place >= 1 ? holderLeftNanos(nowNanos) : 0);
+        return frontMillis(place, this, nowNanos);
       }
       if (firstPlace < 0 || place > firstPlace) { // first, or pushed back by higher priorities
         firstPlace = place;
@@ -198,12 +227,12 @@ final class QueuePolls {
   }
 
   /**
-   * @param holderLeftMillis what the holder's lease has left, in milliseconds (0 when free or not
-   *     known), read from the store at the front of the queue; {@code null} to never read it
+   * @param holder reads the holder of the lease from the store, at the front of the queue ({@code
+   *     null} or {@link Holder#NONE} when free or not known); {@code null} to never read it
    * @return the pacing of one wait's polls
    */
-  Progress progress(LongSupplier holderLeftMillis) {
-    return new Progress(holderLeftMillis);
+  Progress progress(Supplier<Holder> holder) {
+    return new Progress(holder);
   }
 
   private static long cut(long waitMillis, long deadlineNanos) {

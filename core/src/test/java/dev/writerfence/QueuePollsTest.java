@@ -59,37 +59,62 @@ class QueuePollsTest {
   }
 
   @Test
-  void theFrontPollsNoOftenerThanAHundredthOfWhatALongHolderHasLeft() {
+  void theFrontPollsNoOftenerThanATenthOfHowLongTheHolderHasHeld() {
     AtomicInteger reads = new AtomicInteger();
     QueuePolls.Progress wait =
         polls.progress(
             () -> {
               reads.incrementAndGet();
-              return 60_000; // a minute left
+              return new QueuePolls.Holder(60_000, 5_000); // held 5 s, a minute left
             });
 
-    assertThat(wait.waitMillis(1, 0)).isEqualTo(600);
-    assertThat(wait.waitMillis(2, 600 * MS)).as("the minute counts down").isEqualTo(594);
+    assertThat(wait.waitMillis(1, 0)).isEqualTo(500);
+    assertThat(wait.waitMillis(1, 500 * MS)).as("it holds on: 5.5 s").isEqualTo(550);
     assertThat(reads).as("read once while its time lasts").hasValue(1);
   }
 
   @Test
-  void aLeaseWithMinutesToRunIsPolledFourTimesPerLapseAShortOneEveryInterval() {
-    assertThat(polls.progress(() -> 900_000).waitMillis(1, 0)).isEqualTo(1250);
-    assertThat(polls.progress(() -> 500).waitMillis(1, 0)).isEqualTo(10);
-    assertThat(polls.progress(() -> 0).waitMillis(1, 0)).as("free or unknown").isEqualTo(10);
+  void aLeaseHeldForMinutesIsPolledFourTimesPerLapseAShortHoldEveryInterval() {
+    assertThat(polls.progress(() -> new QueuePolls.Holder(30_000, 900_000)).waitMillis(1, 0))
+        .isEqualTo(1250);
+    assertThat(polls.progress(() -> new QueuePolls.Holder(30_000, 20)).waitMillis(1, 0))
+        .isEqualTo(10);
+    assertThat(polls.progress(() -> QueuePolls.Holder.NONE).waitMillis(1, 0))
+        .as("free or unknown")
+        .isEqualTo(10);
   }
 
   @Test
-  void theHoldersTimeIsReadAgainOnceItRanOut() {
+  void theFrontPollsAtTheHoldersExpiryAndReadsItAgainThen() {
     AtomicInteger reads = new AtomicInteger();
-    QueuePolls.Progress wait = polls.progress(() -> reads.incrementAndGet() == 1 ? 2_000 : 60_000);
+    QueuePolls.Progress wait =
+        polls.progress(
+            () ->
+                reads.incrementAndGet() == 1
+                    ? new QueuePolls.Holder(300, 60_000)
+                    : new QueuePolls.Holder(30_000, 61_250));
 
-    assertThat(wait.waitMillis(1, 0)).isEqualTo(20);
-    assertThat(wait.waitMillis(1, 1000 * MS)).isEqualTo(10);
+    assertThat(wait.waitMillis(1, 0)).as("its expiry comes first").isEqualTo(300);
+    assertThat(wait.waitMillis(1, 200 * MS)).isEqualTo(100);
     assertThat(reads).hasValue(1);
-    // Past the expiry it read: renewal pushed it out, and the front slows down again.
-    assertThat(wait.waitMillis(1, 2000 * MS)).isEqualTo(600);
+    // Past that expiry: renewal pushed it out, and the front slows down again.
+    assertThat(wait.waitMillis(1, 1250 * MS)).isEqualTo(1250);
+    assertThat(reads).hasValue(2);
+  }
+
+  @Test
+  void aNewPlaceAtTheFrontReadsTheHolderAgain() {
+    AtomicInteger reads = new AtomicInteger();
+    QueuePolls.Progress wait =
+        polls.progress(
+            () ->
+                reads.incrementAndGet() == 1
+                    ? new QueuePolls.Holder(30_000, 60_000)
+                    : new QueuePolls.Holder(30_000, 50));
+
+    assertThat(wait.waitMillis(2, 0)).isEqualTo(1250);
+    // The head before it was granted: a new holder, just started.
+    assertThat(wait.waitMillis(1, 10 * MS)).isEqualTo(10);
     assertThat(reads).hasValue(2);
   }
 
@@ -117,7 +142,8 @@ class QueuePollsTest {
           public void close() {}
         };
     QueuePolls.Progress wait =
-        new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal).progress(() -> 0);
+        new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal)
+            .progress(() -> QueuePolls.Holder.NONE);
 
     assertThat(wait.waitMillis(1, 0)).as("woken by the signal, not the interval").isEqualTo(1);
     hearing.set(false); // not proved yet, proved not to arrive, or its connection down
