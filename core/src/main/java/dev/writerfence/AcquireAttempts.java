@@ -232,7 +232,7 @@ final class AcquireAttempts {
         .executeCallable(
             () -> {
               if (last != null) {
-                polls.beforePoll(last.place(), seen[0], progress);
+                polls.beforePoll(last.place(), seen[0], progress, deadline);
               }
               seen[0] = polls.seen(); // before the poll: a release after its answer counts
               return poll(turn, ticket);

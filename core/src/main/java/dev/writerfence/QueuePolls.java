@@ -82,16 +82,20 @@ final class QueuePolls {
    * @param place the place the previous poll answered
    * @param seen {@link #seen()} before that poll
    * @param progress the wait's pacing, which knows what the holder had left
+   * @param deadlineNanos when the call's budget ends, by {@link System#nanoTime()}: no wait past it
    * @throws InterruptedException when interrupted while waiting
    */
-  void beforePoll(int place, long seen, Progress progress) throws InterruptedException {
+  void beforePoll(int place, long seen, Progress progress, long deadlineNanos)
+      throws InterruptedException {
     if (signal != null && place >= 1 && place <= 2) {
       // Also while the signal cannot be heard yet: the wait is what starts its listening, and
       // returns at once then.
-      long left = progress.holderLeftNanos(place, System.nanoTime());
+      long now = System.nanoTime();
+      long left = progress.holderLeftNanos(place, now);
       long wait =
           left > 0 ? Math.min(slowestMillis * 1_000_000L, left + 1_000_000L) : signalWaitNanos;
-      signal.awaitAfter(seen, wait);
+      // Within the call's budget: its last poll comes when the budget ends, not a wait later.
+      signal.awaitAfter(seen, Math.max(0, Math.min(wait, deadlineNanos - now)));
     }
   }
 
