@@ -12,7 +12,6 @@ import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.internal.weaving.WeavableFence;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.LeaseStore;
-import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
 import java.util.Objects;
@@ -554,13 +553,11 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
   }
 
   /**
-   * @return how the front of this fence's queues learns of a release ({@code queue.listen}): {@code
-   *     notified} (a probe proved notifications arrive), {@code polled} (they did not), {@code
-   *     pending} (not proved yet) or {@code off}
+   * How queued writers learn of a release: {@code notified}, {@code polled}, {@code pending} or
+   * {@code off} (ADR 65; {@code pending} until a wait proved either).
    */
   public String queueWakeUp() {
-    ReleaseSignal signal = runtime.releaseSignal();
-    return signal == null ? "off" : signal.mode().label();
+    return runtime.queueWakeUp();
   }
 
   /**
