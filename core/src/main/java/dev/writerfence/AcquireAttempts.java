@@ -230,15 +230,16 @@ final class AcquireAttempts {
     long deadline = queuedNanos + saturatedNanos(p.budget());
     Ticket ticket = turn.ticket(label, flow.priority(call), ttl);
     QueuePolls polls = flow.polls();
+    QueuePolls.Progress progress = polls.progress(this::holder);
     long[] seen = {polls.seen()};
     deadlineNanos = deadline;
     pace = flow.pace() == null ? null : flow.pace().wait(fenceName);
     return polls
-        .retry(p, deadline, failures)
+        .retry(p, deadline, failures, progress)
         .executeCallable(
             () -> {
               if (last != null) {
-                polls.beforePoll(last.place(), seen[0]);
+                polls.beforePoll(last.place(), seen[0], progress, deadline);
               }
               seen[0] = polls.seen(); // before the poll: a release after its answer counts
               return poll(turn, ticket);
@@ -255,6 +256,26 @@ final class AcquireAttempts {
 
     GiveUpEarly() {
       super(null, null, false, false);
+    }
+  }
+
+  /** The holder of the lease by the database, for the front's pacing; none if unknown. */
+  private QueuePolls.Holder holder() {
+    try {
+      return flow.store()
+          .status(fenceName)
+          .filter(LeaseStatus::isHeld)
+          .filter(s -> s.secondsLeft() != null && s.acquiredAt() != null && s.expiresAt() != null)
+          .map(
+              s -> {
+                long left = s.secondsLeft().movePointRight(3).longValue();
+                long lease = Duration.between(s.acquiredAt(), s.expiresAt()).toMillis();
+                return new QueuePolls.Holder(left, Math.max(0, lease - left));
+              })
+          .orElse(QueuePolls.Holder.NONE);
+    } catch (RuntimeException e) { // pacing only: the poll itself reports what is wrong
+      LOG.debug("writer-fence: could not read the holder of fence '{}'", fenceName, e);
+      return QueuePolls.Holder.NONE;
     }
   }
 

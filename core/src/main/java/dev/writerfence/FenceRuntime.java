@@ -96,7 +96,26 @@ record FenceRuntime(
         b.queueLapse,
         b.queuePollInterval,
         b.queueBusyEarly,
-        b.queueListen && store.keepsQueue() ? store.openReleaseSignal().orElse(null) : null,
+        releaseSignal(b, store),
         closed);
+  }
+
+  /**
+   * @return how the front of the fence's queues learns of a release: {@code notified}, {@code
+   *     polled}, {@code pending} (not proved yet) or {@code off} (not listening)
+   */
+  String queueWakeUp() {
+    return releaseSignal == null ? "off" : releaseSignal.mode().label();
+  }
+
+  /** The store's release signal when the fence listens: on its direct URL, else its data source. */
+  private static ReleaseSignal releaseSignal(FenceSettings b, LeaseStore store) {
+    if (!b.queueListen || !store.keepsQueue()) {
+      return null;
+    }
+    return (b.queueListenDirect != null
+            ? store.openReleaseSignal(b.queueListenDirect)
+            : store.openReleaseSignal())
+        .orElse(null);
   }
 }

@@ -4,6 +4,7 @@ import dev.writerfence.internal.FenceArguments;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.LeaseStore;
+import dev.writerfence.spi.ReleaseSignal;
 import dev.writerfence.store.lease.PgLeaseStore;
 import java.time.Duration;
 import java.util.Objects;
@@ -24,8 +25,9 @@ abstract class FenceSettings {
   int defaultPriority;
   Duration queueLapse = WriterFence.DEFAULT_QUEUE_LAPSE;
   Duration queuePollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
-  boolean queueListen;
+  boolean queueListen = true;
   boolean queueBusyEarly = true;
+  ReleaseSignal.Direct queueListenDirect; // null: listen on the data source
   Duration queryTimeout = WriterFence.DEFAULT_QUERY_TIMEOUT;
   FenceListener listener; // null: none
   Duration renewInterval; // null: a third of each lease's TTL
@@ -124,13 +126,14 @@ abstract class FenceSettings {
   /**
    * Whether the writers of this fence that wait at the front of a queue learn of a release at once
    * ({@code LISTEN} on the lease row's notification of a release that found waiters) instead of at
-   * their next poll: a shorter hand-over between processes, and fewer polls. It holds one
-   * connection of the data source more while writers of this fence wait (and a few seconds after).
-   * For a direct connection only: behind a transaction pooler (PgBouncer in transaction mode)
-   * LISTEN does not work and its notifications pile up on pooled connections. Default {@code
-   * false}.
+   * their next poll: a shorter hand-over between processes, and fewer polls. One connection per
+   * data source in the process (not per fence) listens while writers of the process wait (and a few
+   * seconds after). Its first listening proves that notifications arrive, by sending one through
+   * the data source and waiting up to a second for it; behind a transaction pooler (PgBouncer in
+   * transaction mode), where they do not, the fence logs why once and polls ({@link
+   * WriterFence#queueWakeUp()} says which). Default {@code true}.
    *
-   * @param listen {@code true} to listen
+   * @param listen {@code true} to listen, {@code false} to poll without trying
    * @return this builder
    */
   public WriterFence.Builder queueListen(boolean listen) {
@@ -152,6 +155,32 @@ abstract class FenceSettings {
    */
   public WriterFence.Builder queueBusyEarly(boolean busyEarly) {
     this.queueBusyEarly = busyEarly;
+    return (WriterFence.Builder) this;
+  }
+
+  /**
+   * Where the release listener connects ({@code queue.listen-url}): a direct connection to
+   * PostgreSQL, used by the listener alone, for an application whose statements go through a
+   * transaction pooler that does not pass notifications on. The probe is still sent through the
+   * fence's data source. One listener per URL and role in the process.
+   *
+   * @param url a {@code jdbc:postgresql:} URL, or {@code null} to listen on the data source
+   * @param username the role; {@code null}: the URL's {@code user} parameter or the driver's
+   *     default
+   * @param password the password; {@code null}: the URL's {@code password} parameter or none
+   * @return this builder
+   * @throws IllegalArgumentException when {@code url} is not a {@code jdbc:postgresql:} URL
+   */
+  public WriterFence.Builder queueListenUrl(String url, String username, String password) {
+    if (url == null) {
+      this.queueListenDirect = null;
+    } else {
+      if (!url.startsWith("jdbc:postgresql:")) {
+        throw new IllegalArgumentException(
+            "writer-fence: queue.listen-url '" + url + "' is not allowed: a jdbc:postgresql: URL");
+      }
+      this.queueListenDirect = new ReleaseSignal.Direct(url, username, password);
+    }
     return (WriterFence.Builder) this;
   }
 

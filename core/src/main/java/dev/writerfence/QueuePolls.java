@@ -8,6 +8,7 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * When a queued writer polls again (contract version 2's queue, ADR 31 and ADR 37): the head of the
@@ -18,9 +19,14 @@ import java.time.Duration;
  * many idle waiters stays bounded. All within the call's budget: the last wait is cut to what is
  * left of it.
  *
- * <p>With a {@link ReleaseSignal} ({@code queue.listen}), those two wait for the signal of a
- * release instead, polling at once when it comes and otherwise every ten poll intervals: a lapsed
- * head or an expired lease sends no signal.
+ * <p>Both follow what the database said: at the front the holder is read (once, and again when its
+ * time runs out or the place changes). Without notifications the front polls every interval while
+ * holds are short, and no oftener than a tenth of how long the holder has held so far while it
+ * holds long (at most a quarter of the lapse, and at its expiry). With a {@link ReleaseSignal}
+ * ({@code queue.listen}) that is heard (its probe proved that notifications arrive, {@link
+ * ReleaseSignal#hearing()}), those two wait for the signal of a release instead, polling at once
+ * when it comes and otherwise only at the holder's expiry and four times per lapse (ten poll
+ * intervals when the holder is not known): a lapsed head or an expired lease sends no signal.
  *
  * <p>Resilience4j Retry runs the polls; this class only makes its configuration for one wait.
  */
@@ -29,6 +35,23 @@ final class QueuePolls {
   private final long slowestMillis;
   private final ReleaseSignal signal; // null: poll on schedule only
   private final long signalWaitNanos;
+
+  /**
+   * At the front without notifications, a poll per this share of how long the holder has held so
+   * far: a holder that has held for a while is likely to hold on for a while.
+   */
+  static final long HELD_SHARE = 10;
+
+  /**
+   * The holder of the lease as the front of a queue reads it (its {@code lease_status}).
+   *
+   * @param leftMillis what its lease has left by the database clock; 0 when free or not known
+   * @param heldMillis how long it has held the lease so far
+   */
+  record Holder(long leftMillis, long heldMillis) {
+    /** Free, or not known. */
+    static final Holder NONE = new Holder(0, 0);
+  }
 
   /**
    * @param pollInterval the head's interval
@@ -51,22 +74,48 @@ final class QueuePolls {
 
   /**
    * Before a poll: at the front of the queue with a release signal, waits for a release signalled
-   * after {@code seen} (at most ten poll intervals); otherwise returns at once, Resilience4j having
-   * waited the interval already.
+   * after {@code seen}: while the signal is heard, until the holder's expiry when that is known and
+   * at most a quarter of the lapse (a safety net: a lapsed head or an expired lease sends no
+   * signal), else at most ten poll intervals; otherwise returns at once, Resilience4j having waited
+   * the interval already.
    *
    * @param place the place the previous poll answered
    * @param seen {@link #seen()} before that poll
+   * @param progress the wait's pacing, which knows what the holder had left
+   * @param deadlineNanos when the call's budget ends, by {@link System#nanoTime()}: no wait past it
    * @throws InterruptedException when interrupted while waiting
    */
-  void beforePoll(int place, long seen) throws InterruptedException {
+  void beforePoll(int place, long seen, Progress progress, long deadlineNanos)
+      throws InterruptedException {
     if (signal != null && place >= 1 && place <= 2) {
-      signal.awaitAfter(seen, signalWaitNanos);
+      // Also while the signal cannot be heard yet: the wait is what starts its listening, and
+      // returns at once then.
+      long now = System.nanoTime();
+      long left = progress.holderLeftNanos(place, now);
+      long wait =
+          left > 0 ? Math.min(slowestMillis * 1_000_000L, left + 1_000_000L) : signalWaitNanos;
+      // Within the call's budget: its last poll comes when the budget ends, not a wait later.
+      signal.awaitAfter(seen, Math.max(0, Math.min(wait, deadlineNanos - now)));
     }
   }
 
-  /** The front's wait: the poll interval, or next to nothing with a signal (see beforePoll). */
-  private long frontMillis(int place) {
-    return signal != null && place >= 1 ? 1 : pollMillis;
+  /**
+   * The front's wait: next to nothing while a release would be heard (see beforePoll); else the
+   * poll interval while holds are short, and longer while the holder has held long (a tenth of
+   * that, at most a quarter of the lapse), but never past the holder's expiry: a lease held for
+   * minutes is not polled a hundred times a second, and a short hold is still taken over within
+   * about an interval.
+   */
+  private long frontMillis(int place, Progress progress, long nowNanos) {
+    if (signal != null && place >= 1 && signal.hearing()) {
+      return 1;
+    }
+    long left = place >= 1 ? progress.holderLeftNanos(place, nowNanos) : 0;
+    if (left <= 0) {
+      return pollMillis;
+    }
+    long byHolder = Math.min(left, progress.holderHeldNanos(nowNanos) / HELD_SHARE) / 1_000_000;
+    return Math.max(pollMillis, Math.min(slowestMillis, byHolder));
   }
 
   /**
@@ -79,8 +128,50 @@ final class QueuePolls {
    * thread-safe: one wait's polls run one at a time.
    */
   final class Progress {
+    private final Supplier<Holder> holder; // null: never read
     private int firstPlace = -1;
     private long firstNanos;
+    private Holder read; // the holder as last read; null: never read
+    private long readNanos; // when
+    private int readAtPlace; // the place it was read at: a new place may mean a new holder
+    private long nextReadNanos;
+
+    /** Without the holder: the front polls every interval, as the tests pace it. */
+    Progress() {
+      this(null);
+    }
+
+    Progress(Supplier<Holder> holder) {
+      this.holder = holder;
+    }
+
+    /**
+     * What the holder's lease has left now. Read from the store at the front of the queue, again
+     * when the last reading ran out (an expiry passed, which renewal may have pushed out; at most
+     * once per quarter of the lapse while it reads nothing left) and when the place changed.
+     *
+     * @return nanoseconds, 0 when free, expired or not known
+     */
+    long holderLeftNanos(int place, long nowNanos) {
+      if (holder == null) {
+        return 0;
+      }
+      if (read == null || place != readAtPlace || nowNanos - nextReadNanos >= 0) {
+        Holder h = holder.get();
+        read = h == null ? Holder.NONE : h;
+        readNanos = nowNanos;
+        readAtPlace = place;
+        nextReadNanos = nowNanos + Math.max(read.leftMillis(), slowestMillis) * 1_000_000L;
+      }
+      return Math.max(0, read.leftMillis() * 1_000_000L - (nowNanos - readNanos));
+    }
+
+    /**
+     * @return how long the holder last read has held the lease by now, in nanoseconds
+     */
+    long holderHeldNanos(long nowNanos) {
+      return read == null ? 0 : read.heldMillis() * 1_000_000L + (nowNanos - readNanos);
+    }
 
     /**
      * @param place the place the last poll answered: 1 for the head, 0 when not queued yet (a first
@@ -90,7 +181,7 @@ final class QueuePolls {
      */
     long waitMillis(int place, long nowNanos) {
       if (place <= 2) {
-        return frontMillis(place);
+        return frontMillis(place, this, nowNanos);
       }
       if (firstPlace < 0 || place > firstPlace) { // first, or pushed back by higher priorities
         firstPlace = place;
@@ -114,12 +205,12 @@ final class QueuePolls {
    * @param policy the call's policy, for the backoff after a transient failure
    * @param deadlineNanos when the call's budget ends
    * @param failedAlready transient failures of the call before its first poll
+   * @param progress this wait's pacing ({@link #progress})
    */
-  Retry retry(BusyRetryPolicy policy, long deadlineNanos, int failedAlready) {
+  Retry retry(BusyRetryPolicy policy, long deadlineNanos, int failedAlready, Progress progress) {
     IntervalFunction backoff = policy.intervalFunction();
     int maxFailures = policy.maxAttempts();
-    int[] failures = {failedAlready};
-    Progress progress = new Progress(); // this wait's transient failures: polls run one at a time
+    int[] failures = {failedAlready}; // this wait's transient failures: polls run one at a time
     return Retry.of(
         "writer-fence-queue",
         RetryConfig.<Turn>custom()
@@ -137,6 +228,15 @@ final class QueuePolls {
                 e -> e instanceof TransientLeaseStoreException && ++failures[0] < maxFailures)
             .failAfterMaxAttempts(false)
             .build());
+  }
+
+  /**
+   * @param holder reads the holder of the lease from the store, at the front of the queue ({@code
+   *     null} or {@link Holder#NONE} when free or not known); {@code null} to never read it
+   * @return the pacing of one wait's polls
+   */
+  Progress progress(Supplier<Holder> holder) {
+    return new Progress(holder);
   }
 
   private static long cut(long waitMillis, long deadlineNanos) {

@@ -38,17 +38,15 @@ import javax.sql.DataSource;
  * runs only with a confirmed lease; otherwise the caller gets {@link WriterFenceBusyException} or
  * {@link WriterFenceUnavailableException} and nothing runs.
  *
- * <p>Re-entrancy: a fenced call for a fence name the thread already holds in the same exclusion
- * domain runs inside the existing hold, with no second acquire. The domain is the lease store: for
- * the lease-row backend, one DataSource object and one schema, so two fences built on the same
- * DataSource and schema share their holds, while a fence on another schema or database (or another
- * DataSource object) acquires its own lease. A hold ends when its fenced call ends; a lease the
- * guarded code released early through {@link #release} is held no more from that moment.
+ * <p>Re-entrancy: a fenced call for a name the thread already holds in the same exclusion domain
+ * (the lease store: for the lease-row backend, one DataSource object and one schema) runs inside
+ * that hold, with no second acquire; a fence on another schema, database or DataSource object
+ * acquires its own lease. A hold ends when its fenced call ends, or when the guarded code released
+ * its lease early through {@link #release}.
  *
  * <p>Holds are per thread. Work handed to another thread runs inside them where the hand-off
  * carries them: {@link #wrap(Runnable)} and the other {@code wrap} methods, Micrometer's
- * context-propagation (the key {@code writer-fence.holds}), or the Spring Boot starter's task
- * executors. A carried hold counts only while the lease it carries is valid.
+ * context-propagation (key {@code writer-fence.holds}) or the Spring Boot starter's executors.
  *
  * <p>Lifecycle of a held lease (from {@link #call}, {@link #run}, {@link #callAsync}, a woven
  * method, and from {@link #acquire} or {@link #tryAcquire} until {@link #release}):
@@ -275,9 +273,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * @param request the request; unset values take this fence's defaults
    * @return the lease; never {@code null}
    * @throws WriterFenceBusyException when another holder kept it through the last attempt
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; no lease is
-   *     held and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when interrupted before or while waiting for its turn
+   *     or to retry; no lease is held and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the database cannot confirm the lease, or this
    *     fence is closed
    */
@@ -332,9 +329,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * @param <T> the result type
    * @return what {@code body} returned
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
-   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when interrupted before or while waiting for its turn
+   *     or to retry; {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed; {@code body} did
    *     not run
    * @throws FenceLostException when the request asked to be interrupted on loss ({@link
@@ -365,9 +361,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * @param <E> what {@code body} may throw
    * @return what {@code body} returned
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
-   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when interrupted before or while waiting for its turn
+   *     or to retry; {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed, or the hold the
    *     call joined was lost before {@code body} started; {@code body} did not run
    * @throws FenceLostException when the request asked to be interrupted on loss ({@link
@@ -399,9 +394,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * @param body the guarded code; never {@code null}
    * @param <E> what {@code body} may throw
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
-   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when interrupted before or while waiting for its turn
+   *     or to retry; {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    * @throws FenceLostException when the request asked to be interrupted on loss ({@link
    *     FenceRequest.Builder#interruptOnLoss}) and the lease was lost before {@code body} ended
@@ -429,9 +423,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * @param body the guarded code, given the lease (never {@code null}); never {@code null}
    * @param <E> what {@code body} may throw
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
-   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when interrupted before or while waiting for its turn
+   *     or to retry; {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed, or the hold the
    *     call joined was lost before {@code body} started
    * @throws FenceLostException when the request asked to be interrupted on loss ({@link
@@ -459,9 +452,8 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    * @return a future that completes, with the stage's outcome, after the release; cancelling it
    *     cancels neither the work nor the hold (cancel or complete {@code body}'s own stage instead)
    * @throws WriterFenceBusyException when busy after the last attempt; {@code body} did not run
-   * @throws WriterFenceInterruptedException when the thread was interrupted while waiting for its
-   *     turn or to retry, or was interrupted already when a turn had to be waited for; {@code body}
-   *     did not run and the interrupt flag is still set
+   * @throws WriterFenceInterruptedException when interrupted before or while waiting for its turn
+   *     or to retry; {@code body} did not run and the interrupt flag is still set
    * @throws WriterFenceUnavailableException when the lease could not be confirmed
    */
   public <T> CompletableFuture<T> callAsync(
@@ -537,6 +529,14 @@ public final class WriterFence extends WeavableFence implements AutoCloseable {
    */
   public boolean queueBusyEarly() {
     return runtime.queueBusyEarly();
+  }
+
+  /**
+   * @return how queued writers learn of a release: {@code notified}, {@code polled}, {@code
+   *     pending} (until a wait proved either) or {@code off} (ADR 65)
+   */
+  public String queueWakeUp() {
+    return runtime.queueWakeUp();
   }
 
   /**

@@ -2,8 +2,11 @@ package dev.writerfence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.writerfence.spi.ReleaseSignal;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** How a queued wait spaces its polls, on a clock the test moves. */
@@ -53,5 +56,97 @@ class QueuePollsTest {
     assertThat(wait.waitMillis(9, 100 * MS)).isEqualTo(70);
     // 7 places in 70 ms from the new start: 10 ms a turn
     assertThat(wait.waitMillis(2, 170 * MS)).isEqualTo(10);
+  }
+
+  @Test
+  void theFrontPollsNoOftenerThanATenthOfHowLongTheHolderHasHeld() {
+    AtomicInteger reads = new AtomicInteger();
+    QueuePolls.Progress wait =
+        polls.progress(
+            () -> {
+              reads.incrementAndGet();
+              return new QueuePolls.Holder(60_000, 5_000); // held 5 s, a minute left
+            });
+
+    assertThat(wait.waitMillis(1, 0)).isEqualTo(500);
+    assertThat(wait.waitMillis(1, 500 * MS)).as("it holds on: 5.5 s").isEqualTo(550);
+    assertThat(reads).as("read once while its time lasts").hasValue(1);
+  }
+
+  @Test
+  void aLeaseHeldForMinutesIsPolledFourTimesPerLapseAShortHoldEveryInterval() {
+    assertThat(polls.progress(() -> new QueuePolls.Holder(30_000, 900_000)).waitMillis(1, 0))
+        .isEqualTo(1250);
+    assertThat(polls.progress(() -> new QueuePolls.Holder(30_000, 20)).waitMillis(1, 0))
+        .isEqualTo(10);
+    assertThat(polls.progress(() -> QueuePolls.Holder.NONE).waitMillis(1, 0))
+        .as("free or unknown")
+        .isEqualTo(10);
+  }
+
+  @Test
+  void theFrontPollsAtTheHoldersExpiryAndReadsItAgainThen() {
+    AtomicInteger reads = new AtomicInteger();
+    QueuePolls.Progress wait =
+        polls.progress(
+            () ->
+                reads.incrementAndGet() == 1
+                    ? new QueuePolls.Holder(300, 60_000)
+                    : new QueuePolls.Holder(30_000, 61_250));
+
+    assertThat(wait.waitMillis(1, 0)).as("its expiry comes first").isEqualTo(300);
+    assertThat(wait.waitMillis(1, 200 * MS)).isEqualTo(100);
+    assertThat(reads).hasValue(1);
+    // Past that expiry: renewal pushed it out, and the front slows down again.
+    assertThat(wait.waitMillis(1, 1250 * MS)).isEqualTo(1250);
+    assertThat(reads).hasValue(2);
+  }
+
+  @Test
+  void aNewPlaceAtTheFrontReadsTheHolderAgain() {
+    AtomicInteger reads = new AtomicInteger();
+    QueuePolls.Progress wait =
+        polls.progress(
+            () ->
+                reads.incrementAndGet() == 1
+                    ? new QueuePolls.Holder(30_000, 60_000)
+                    : new QueuePolls.Holder(30_000, 50));
+
+    assertThat(wait.waitMillis(2, 0)).isEqualTo(1250);
+    // The head before it was granted: a new holder, just started.
+    assertThat(wait.waitMillis(1, 10 * MS)).isEqualTo(10);
+    assertThat(reads).hasValue(2);
+  }
+
+  @Test
+  void aHeardSignalTakesThePlaceOfTheFrontsPollsAndOneNotHeardDoesNot() {
+    AtomicBoolean hearing = new AtomicBoolean(true);
+    ReleaseSignal signal =
+        new ReleaseSignal() {
+          @Override
+          public long seen() {
+            return 0;
+          }
+
+          @Override
+          public boolean awaitAfter(long seen, long timeoutNanos) {
+            return true;
+          }
+
+          @Override
+          public boolean hearing() {
+            return hearing.get();
+          }
+
+          @Override
+          public void close() {}
+        };
+    QueuePolls.Progress wait =
+        new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal)
+            .progress(() -> QueuePolls.Holder.NONE);
+
+    assertThat(wait.waitMillis(1, 0)).as("woken by the signal, not the interval").isEqualTo(1);
+    hearing.set(false); // not proved yet, proved not to arrive, or its connection down
+    assertThat(wait.waitMillis(1, 0)).isEqualTo(10);
   }
 }

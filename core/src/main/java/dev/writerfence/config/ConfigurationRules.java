@@ -115,6 +115,18 @@ final class ConfigurationRules {
         });
   }
 
+  /**
+   * Whether the fence's own pool ({@code datasource.url}) has one connection and no {@code
+   * queue.listen-url}: the release listener would hold that one connection while writers wait.
+   */
+  static boolean poolOfOne(WriterFenceConfiguration c) {
+    Integer size = c.getDatasource().getPoolSize();
+    return c.getDatasource().getUrl() != null
+        && size != null
+        && size < 2
+        && c.getQueue().getListenUrl() == null;
+  }
+
   private static void dataSource(List<Violation> found, WriterFenceConfiguration c) {
     WriterFenceConfiguration.Datasource ds = c.getDatasource();
     check(
@@ -127,12 +139,21 @@ final class ConfigurationRules {
           }
           SettingsCatalog.DATASOURCE_POOL_SIZE.parse(String.valueOf(size));
           // The release listener holds one connection of the fence's own pool while writers wait.
-          if (ds.getUrl() != null && size < 2 && c.getQueue().isListen()) {
+          // Without queue.listen set, a pool of one polls instead (WriterFenceConfiguration).
+          if (poolOfOne(c) && c.getQueue().isListen() && c.getQueue().isListenSet()) {
             throw new IllegalArgumentException(
                 "writer-fence: datasource.pool-size '"
                     + size
                     + "' is not allowed with queue.listen=true: at least 2 (the release listener"
                     + " holds one connection while writers wait)");
+          }
+        });
+    check(
+        found,
+        "queue.listen-url",
+        () -> {
+          if (c.getQueue().getListenUrl() != null) {
+            SettingsCatalog.QUEUE_LISTEN_URL.parse(c.getQueue().getListenUrl());
           }
         });
     check(

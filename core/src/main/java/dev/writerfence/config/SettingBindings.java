@@ -91,6 +91,10 @@ final class SettingBindings {
               QUEUE_BUSY_EARLY,
               (c, v) -> c.getQueue().setBusyEarly(v),
               c -> c.getQueue().isBusyEarly()),
+          bind(
+              QUEUE_LISTEN_URL,
+              (c, v) -> c.getQueue().setListenUrl(v),
+              c -> c.getQueue().getListenUrl()),
           bind(BACKEND, WriterFenceConfiguration::setBackend, WriterFenceConfiguration::getBackend),
           bind(
               ADVISORY_POOL_SIZE,

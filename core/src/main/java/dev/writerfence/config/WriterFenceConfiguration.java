@@ -205,7 +205,9 @@ public class WriterFenceConfiguration {
         .defaultPriority(priority)
         .queueLapse(queue.lapse)
         .queuePollInterval(queue.pollInterval)
-        .queueListen(queue.listen)
+        .queueListen(
+            queue.isListen() && (queue.isListenSet() || !ConfigurationRules.poolOfOne(this)))
+        .queueListenUrl(queue.getListenUrl(), datasource.getUsername(), datasource.getPassword())
         .queueBusyEarly(queue.busyEarly);
   }
 
@@ -326,10 +328,9 @@ public class WriterFenceConfiguration {
   public record Violation(String key, String message) {}
 
   /** The fence's queue of waiters ({@code writer-fence.queue.*}). */
-  public static class Queue {
+  public static class Queue extends QueueListening {
     private Duration lapse = WriterFence.DEFAULT_QUEUE_LAPSE;
     private Duration pollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
-    private boolean listen;
     private boolean busyEarly = true;
 
     /** Returns {@code queue.lapse}. */
@@ -350,16 +351,6 @@ public class WriterFenceConfiguration {
     /** Sets {@code queue.poll-interval}. */
     public void setPollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
-    }
-
-    /** Returns {@code queue.listen}. */
-    public boolean isListen() {
-      return listen;
-    }
-
-    /** Sets {@code queue.listen}. */
-    public void setListen(boolean listen) {
-      this.listen = listen;
     }
 
     /** Returns {@code queue.busy-early}. */

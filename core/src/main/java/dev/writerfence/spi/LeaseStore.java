@@ -206,6 +206,17 @@ public interface LeaseStore extends AutoCloseable {
   }
 
   /**
+   * Opens a signal of releases as {@link #openReleaseSignal()} does, listening on a direct
+   * connection of its own instead of one of the store's data source ({@code queue.listen-url}).
+   *
+   * @param direct where to listen, never {@code null}
+   * @return a new signal; by default what {@link #openReleaseSignal()} answers
+   */
+  default Optional<ReleaseSignal> openReleaseSignal(ReleaseSignal.Direct direct) {
+    return openReleaseSignal();
+  }
+
+  /**
    * The exclusion domain this store grants leases in, as a name that every store reaching the same
    * leases computes alike, in any copy of core in the JVM. A fenced call joins a hold of its fence
    * name on its thread when the hold's store is equal to its own or names the same domain. May ask

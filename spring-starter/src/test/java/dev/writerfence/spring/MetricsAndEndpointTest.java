@@ -2,6 +2,7 @@ package dev.writerfence.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.writerfence.FenceLease;
@@ -10,11 +11,13 @@ import dev.writerfence.FencingTokens;
 import dev.writerfence.HolderLabel;
 import dev.writerfence.WriterFence;
 import dev.writerfence.WriterFenceBusyException;
+import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.schema.FenceSchema;
 import dev.writerfence.spi.StoreLease;
 import dev.writerfence.spi.Ticket;
 import dev.writerfence.spring.app.Writers;
 import dev.writerfence.spring.metrics.FenceQueueGauges;
+import dev.writerfence.spring.metrics.FenceWakeUpGauge;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
@@ -40,6 +43,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 class MetricsAndEndpointTest extends FencedAppTestBase {
   @Autowired Writers writers;
   @Autowired MeterRegistry meters;
+  @Autowired WriterFence appFence;
   @LocalServerPort int port;
 
   private static final Duration TTL = Duration.ofSeconds(60);
@@ -137,6 +141,32 @@ class MetricsAndEndpointTest extends FencedAppTestBase {
     String metric = get("/actuator/metrics/" + MicrometerFenceListener.ACQUIRE, 200);
     assertThat(JsonPath.<List<String>>read(metric, "$.availableTags[*].tag"))
         .contains("fence", "holder");
+  }
+
+  @Test
+  void theWakeUpGaugeReadsNotifiedOnceAQueuedWaitProvedTheNotifications() {
+    String name = FenceNames.random("wake-up");
+    WriterFence other = WriterFence.builder(EmbeddedDatabase.get().dataSource()).build();
+    FenceLease held =
+        OtherWriter.tryAcquire(
+                other, FenceRequest.builder(name).holderLabel("other-writer").ttl(TTL).build())
+            .orElseThrow();
+    try {
+      // A busy call waits at the front of the queue: that starts the listener and its probe.
+      FenceRequest waiting =
+          FenceRequest.builder(name)
+              .retryPolicy(BusyRetryPolicy.defaults().withMaxWait(Duration.ofSeconds(2)))
+              .build();
+      assertThatThrownBy(() -> appFence.run(waiting, () -> {}))
+          .isInstanceOf(WriterFenceBusyException.class);
+
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> meters.get(FenceWakeUpGauge.NOTIFIED).gauge().value() == 1.0);
+    } finally {
+      other.release(held);
+      other.close();
+    }
   }
 
   @Test

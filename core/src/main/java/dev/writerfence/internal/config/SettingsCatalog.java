@@ -420,14 +420,28 @@ public final class SettingsCatalog {
   public static final Setting<Boolean> QUEUE_LISTEN =
       Setting.builder("queue.listen", Kind.FLAG, v -> flag("queue.listen", v))
           .readBy(PROCESS, AGENT, SPRING)
-          .defaultValue("false")
+          .defaultValue("true")
           .allowed("true or false")
-          .example("true")
+          .example("false")
           .javaApi("queueListen(…)")
           .meaning(
-              "on a direct connection only (never behind a transaction pooler): the head of a"
-                  + " fence's queue learns of a release at once by LISTEN, on one more connection"
-                  + " while it waits")
+              "the head of a fence's queue learns of a release at once by LISTEN, on one"
+                  + " connection per process while writers wait; a probe notification proves it"
+                  + " at start and, behind a transaction pooler that swallows notifications, it"
+                  + " polls instead (see queue.listen-url)")
+          .build();
+
+  /** {@code queue.listen-url}: a direct connection for the release listener alone. */
+  public static final Setting<String> QUEUE_LISTEN_URL =
+      Setting.builder("queue.listen-url", Kind.TEXT, v -> jdbcUrl("queue.listen-url", v))
+          .readBy(PROCESS, AGENT, SPRING)
+          .defaultText("the fence's data source")
+          .allowed("a jdbc:postgresql: URL")
+          .example("jdbc:postgresql://db-primary:5432/app")
+          .javaApi("queueListenUrl(…)")
+          .meaning(
+              "a direct connection to PostgreSQL (not through PgBouncer) used only to LISTEN for"
+                  + " releases, as datasource.username/password or the URL's user and password")
           .build();
 
   /** {@code queue.busy-early}: whether a waiter that cannot make it in time gives up at once. */
@@ -749,6 +763,7 @@ public final class SettingsCatalog {
           QUEUE_POLL_INTERVAL,
           QUEUE_LISTEN,
           QUEUE_BUSY_EARLY,
+          QUEUE_LISTEN_URL,
           BACKEND,
           ADVISORY_POOL_SIZE,
           ADVISORY_KEY_SCHEME,

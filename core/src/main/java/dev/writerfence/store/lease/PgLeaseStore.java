@@ -240,14 +240,27 @@ public final class PgLeaseStore implements LeaseStore {
   /**
    * {@inheritDoc}
    *
-   * <p>On the lease row: a listener that holds one connection of this store's data source with
-   * {@code LISTEN writer_fence_release} while writers of this process wait (and a few seconds
-   * after). For a direct connection only: behind a transaction pooler LISTEN does not work and its
-   * notifications would pile up on pooled connections.
+   * <p>On the lease row: one listener per data source in this process, which holds one connection
+   * of it with {@code LISTEN writer_fence_release} while writers of this process wait (and a few
+   * seconds after). Its first listening sends a probe notification and waits for it: behind a
+   * transaction pooler, where LISTEN's notifications do not arrive, it falls back to polling
+   * ({@link ReleaseSignal.Mode#POLLED}).
    */
   @Override
   public Optional<ReleaseSignal> openReleaseSignal() {
-    return Optional.of(new ReleaseListener(dataSource));
+    return Optional.of(ReleaseListener.open(dataSource, null));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>On the lease row: as {@link #openReleaseSignal()}, one listener per direct URL and role in
+   * this process; the probe is still sent through this store's data source, the path a release's
+   * notification takes.
+   */
+  @Override
+  public Optional<ReleaseSignal> openReleaseSignal(ReleaseSignal.Direct direct) {
+    return Optional.of(ReleaseListener.open(dataSource, Objects.requireNonNull(direct, "direct")));
   }
 
   @Override

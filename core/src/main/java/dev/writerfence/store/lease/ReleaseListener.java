@@ -2,221 +2,146 @@ package dev.writerfence.store.lease;
 
 import dev.writerfence.spi.ReleaseSignal;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
 import javax.sql.DataSource;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The lease row's {@link ReleaseSignal}: one daemon thread per store that, while writers of this
- * process wait in a queue, holds one connection with {@code LISTEN writer_fence_release} (sent by a
- * release that found waiters, contract version 2) and wakes them at each notification. It takes its
- * connection only while someone waits (and a few seconds after), so an idle fence holds no extra
- * connection.
+ * The lease row's {@link ReleaseSignal}, one per fence that opened it, over one listening per
+ * process ({@link SharedReleaseListener}): all fences of one data source share one listener, and so
+ * do all fences of one {@code queue.listen-url}. The listener closes when its last signal does.
  *
- * <p>Only on a direct connection: behind a transaction pooler (PgBouncer in transaction mode) the
- * server session that ran {@code LISTEN} is shared, its notifications reach other clients or
- * nobody, and pgjdbc keeps notifications it was sent on a pooled connection until someone reads
- * them. Hence off by default ({@code queue.listen}).
+ * <p>Thread-safe.
  */
 final class ReleaseListener implements ReleaseSignal {
-  private static final Logger LOG = LoggerFactory.getLogger(ReleaseListener.class);
-  private static final String CHANNEL = "writer_fence_release";
-  private static final int RECEIVE_MILLIS = 250;
-  private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(5);
-  private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+  // Guarded by itself: the listeners of this process, by their data source or direct URL.
+  private static final Map<Object, Entry> SHARED = new HashMap<>();
 
-  private final DataSource dataSource;
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
-  // Guarded by lock.
-  private long signals;
-  private int waiting;
-  private long lastWaitNanos;
-  private boolean listening;
-  private boolean closed;
-  private Thread thread;
+  private final Object key;
+  private final SharedReleaseListener shared;
+  private volatile boolean closed;
 
-  ReleaseListener(DataSource dataSource) {
-    this.dataSource = dataSource;
+  private ReleaseListener(Object key, SharedReleaseListener shared) {
+    this.key = key;
+    this.shared = shared;
+  }
+
+  /**
+   * Opens a signal on the process's listener of {@code statements}, or of {@code direct} when it is
+   * given, starting that listener when none is open.
+   *
+   * @param statements the fence's statements' data source: the listening connection when {@code
+   *     direct} is null, and always the probe's path
+   * @param direct a direct connection for the listener alone, or {@code null}
+   */
+  static ReleaseListener open(DataSource statements, ReleaseSignal.Direct direct) {
+    Object key =
+        direct != null ? direct.url() + "\u0000" + direct.username() : new Identity(statements);
+    synchronized (SHARED) {
+      Entry entry =
+          SHARED.computeIfAbsent(
+              key,
+              k ->
+                  new Entry(
+                      direct != null
+                          ? new SharedReleaseListener(
+                              () -> connect(direct), statements, "queue.listen-url " + direct)
+                          : new SharedReleaseListener(
+                              statements::getConnection,
+                              statements,
+                              "the fence's data source " + statements)));
+      entry.users++;
+      return new ReleaseListener(key, entry.listener);
+    }
+  }
+
+  private static Connection connect(ReleaseSignal.Direct direct) throws java.sql.SQLException {
+    Properties properties = new Properties();
+    if (direct.username() != null) {
+      properties.setProperty("user", direct.username());
+    }
+    if (direct.password() != null) {
+      properties.setProperty("password", direct.password());
+    }
+    Connection connection = new org.postgresql.Driver().connect(direct.url(), properties);
+    if (connection == null) { // the driver answers null for a URL it does not take
+      throw new java.sql.SQLException(
+          "writer-fence: queue.listen-url '" + direct.url() + "' is not a jdbc:postgresql: URL");
+    }
+    return connection;
   }
 
   @Override
   public long seen() {
-    lock.lock();
-    try {
-      return signals;
-    } finally {
-      lock.unlock();
-    }
+    return shared.seen();
   }
 
   @Override
   public boolean awaitAfter(long seen, long timeoutNanos) throws InterruptedException {
-    lock.lock();
-    try {
-      if (closed) {
-        return true;
-      }
-      startIfNeeded();
-      if (!listening) {
-        return true; // nothing can be heard now: poll on schedule
-      }
-      waiting++;
-      try {
-        long left = timeoutNanos;
-        while (signals == seen && listening && !closed) {
-          if (left <= 0) {
-            return false;
-          }
-          left = changed.awaitNanos(left);
-        }
-        return true;
-      } finally {
-        waiting--;
-        lastWaitNanos = System.nanoTime();
-      }
-    } finally {
-      lock.unlock();
+    if (closed) {
+      return true;
     }
+    return shared.awaitAfter(seen, timeoutNanos);
+  }
+
+  @Override
+  public Mode mode() {
+    return shared.mode();
+  }
+
+  @Override
+  public boolean hearing() {
+    return !closed && shared.hearing();
+  }
+
+  /**
+   * @return whether this signal is open and its listener holds its connection with LISTEN now
+   */
+  boolean isListening() {
+    return !closed && shared.isListening();
   }
 
   @Override
   public void close() {
-    Thread t;
-    lock.lock();
-    try {
-      closed = true;
-      t = thread;
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-    if (t != null) {
-      t.interrupt();
-    }
-  }
-
-  /**
-   * @return whether the listener holds its connection with LISTEN now (for tests)
-   */
-  boolean isListening() {
-    lock.lock();
-    try {
-      return listening;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Called with the lock held. */
-  private void startIfNeeded() {
-    lastWaitNanos = System.nanoTime();
-    if (!listening) {
-      changed.signalAll(); // a listener parked for want of waiters connects again
-    }
-    if (thread == null) {
-      thread = new Thread(this::run, "writer-fence-release-listener");
-      thread.setDaemon(true);
-      thread.start();
-      // The first wait returns at once: the listener is not connected before its thread runs.
-    }
-  }
-
-  private void run() {
-    while (!isClosed()) {
-      if (!awaitDemand()) {
+    synchronized (SHARED) {
+      if (closed) {
         return;
       }
-      try (Connection connection = dataSource.getConnection()) {
-        connection.setAutoCommit(true);
-        try (Statement statement = connection.createStatement()) {
-          statement.execute("LISTEN " + CHANNEL);
-        }
-        PGConnection pg = connection.unwrap(PGConnection.class);
-        setListening(true);
-        while (!isClosed() && !idle()) {
-          PGNotification[] received = pg.getNotifications(RECEIVE_MILLIS);
-          if (received != null && received.length > 0) {
-            signal();
-          }
-        }
-        try (Statement statement = connection.createStatement()) {
-          statement.execute("UNLISTEN " + CHANNEL);
-        }
-      } catch (SQLException | RuntimeException e) {
-        if (isClosed()) {
-          return;
-        }
-        LOG.debug("writer-fence: release listener lost its connection; waiters poll meanwhile", e);
-        setListening(false);
-        try {
-          TimeUnit.NANOSECONDS.sleep(RETRY_NANOS);
-        } catch (InterruptedException interrupted) {
-          return; // closed
-        }
-      } finally {
-        setListening(false);
+      closed = true;
+      Entry entry = SHARED.get(key);
+      if (entry != null && entry.listener == shared && --entry.users == 0) {
+        SHARED.remove(key);
+        shared.close();
       }
     }
   }
 
-  /** Waits until a writer waits again; {@code false} once closed. */
-  private boolean awaitDemand() {
-    lock.lock();
-    try {
-      while (!closed && waiting == 0 && System.nanoTime() - lastWaitNanos > IDLE_NANOS) {
-        changed.await();
-      }
-      return !closed;
-    } catch (InterruptedException e) {
-      return false;
-    } finally {
-      lock.unlock();
+  @Override
+  public String toString() {
+    return "ReleaseListener[" + shared.mode().label() + "]";
+  }
+
+  /** A shared listener and how many open signals use it. */
+  private static final class Entry {
+    final SharedReleaseListener listener;
+    int users;
+
+    Entry(SharedReleaseListener listener) {
+      this.listener = listener;
     }
   }
 
-  private boolean idle() {
-    lock.lock();
-    try {
-      return waiting == 0 && System.nanoTime() - lastWaitNanos > IDLE_NANOS;
-    } finally {
-      lock.unlock();
+  /** A data source as a key by identity: pools rarely define equality, and must not share by it. */
+  private record Identity(DataSource dataSource) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Identity other && other.dataSource == dataSource;
     }
-  }
 
-  private void signal() {
-    lock.lock();
-    try {
-      signals++;
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void setListening(boolean on) {
-    lock.lock();
-    try {
-      listening = on;
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private boolean isClosed() {
-    lock.lock();
-    try {
-      return closed;
-    } finally {
-      lock.unlock();
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(dataSource);
     }
   }
 }

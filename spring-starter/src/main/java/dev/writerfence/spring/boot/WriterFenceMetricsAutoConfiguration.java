@@ -4,6 +4,7 @@ import dev.writerfence.WriterFence;
 import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.spring.metrics.FenceMetersAtStartUp;
 import dev.writerfence.spring.metrics.FenceQueueGauges;
+import dev.writerfence.spring.metrics.FenceWakeUpGauge;
 import dev.writerfence.spring.metrics.MicrometerFenceListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,6 +52,13 @@ public class WriterFenceMetricsAutoConfiguration {
           WriterFence f = fence.getIfUnique();
           return f == null ? null : FencedCalls.store(f);
         });
+  }
+
+  /** The gauge of how queued writers are woken: notified (1) or polled (0). */
+  @Bean
+  @ConditionalOnMissingBean
+  FenceWakeUpGauge writerFenceWakeUpGauge(ObjectProvider<WriterFence> fence) {
+    return new FenceWakeUpGauge(fence::getIfUnique);
   }
 
   /** Registers the known series once all singletons exist. */
