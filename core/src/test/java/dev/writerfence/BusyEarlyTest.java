@@ -68,12 +68,13 @@ class BusyEarlyTest extends FenceTestSupport {
                   + "'")
           .hasMessageContaining("at the current pace, budget 3 s")
           .hasMessageContaining("writer-fence.queue.busy-early=false");
-      // Its first polls did not know the pace (nobody had moved yet); it gave up at the first
-      // that did: the first whose place was nearer the front than its first.
+      // Its first poll did not know the pace (nobody had moved yet); it gave up at a poll that
+      // did: one whose place was nearer the front than its first. Which one depends on how the
+      // first hand-overs fell against its first poll (one short turn measured at first makes the
+      // estimate too short to give up on), so only that it was an informed poll is asserted.
       List<Integer> places = tailStore.pollPlaces();
       int first = places.get(0);
       assertThat(places.get(places.size() - 1)).isLessThan(first);
-      assertThat(places.subList(0, places.size() - 1)).allMatch(p -> p >= first);
       assertThat(busy.place()).isEqualTo(places.get(places.size() - 1));
       assertThat(heard.busy()).as("counted as a busy answer").isEqualTo(1);
       assertThat(store.queue(name))
