@@ -26,7 +26,7 @@ abstract class FenceSettings {
   Duration queueLapse = WriterFence.DEFAULT_QUEUE_LAPSE;
   Duration queuePollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
   boolean queueListen = true;
-  boolean queueBusyEarly = true;
+  boolean queueBusyEarly;
   ReleaseSignal.Direct queueListenDirect; // null: listen on the data source
   Duration queryTimeout = WriterFence.DEFAULT_QUERY_TIMEOUT;
   FenceListener listener; // null: none
@@ -147,10 +147,10 @@ abstract class FenceSettings {
    * time one hand-over took, exceeds what is left of the budget by a margin (1.5 times, 2 times
    * while only one hand-over was seen). While no hand-over has been seen it never gives up early.
    * The {@link WriterFenceBusyException} then says the place, the queue's length, the estimate and
-   * the budget ({@link WriterFenceBusyException#expectedWait()}). Default {@code true}; {@code
-   * false} waits out the whole budget, as before.
+   * the budget ({@link WriterFenceBusyException#expectedWait()}). Default {@code false}: the whole
+   * budget is waited out (ADR 66 says why it is not on by default yet).
    *
-   * @param busyEarly {@code false} to always wait out the budget
+   * @param busyEarly {@code true} to give up early, {@code false} to always wait out the budget
    * @return this builder
    */
   public WriterFence.Builder queueBusyEarly(boolean busyEarly) {

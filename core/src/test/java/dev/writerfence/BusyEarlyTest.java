@@ -134,6 +134,7 @@ class BusyEarlyTest extends FenceTestSupport {
         WriterFence fence =
             fence(DB.dataSource())
                 .retryPolicy(BusyRetryPolicy.defaults().withMaxWait(Duration.ofSeconds(60)))
+                .queueBusyEarly(true)
                 .build();
         opened.add(fence);
         for (int t = 0; t < threadsEach; t++) {
@@ -201,6 +202,7 @@ class BusyEarlyTest extends FenceTestSupport {
   private static WriterFence.Builder tail(RecordingLeaseStore tailStore, int seconds) {
     return WriterFence.builder(tailStore)
         .retryPolicy(BusyRetryPolicy.defaults().withMaxWait(Duration.ofSeconds(seconds)))
+        .queueBusyEarly(true)
         .defaultTtl(TTL);
   }
 

@@ -331,7 +331,7 @@ public class WriterFenceConfiguration {
   public static class Queue extends QueueListening {
     private Duration lapse = WriterFence.DEFAULT_QUEUE_LAPSE;
     private Duration pollInterval = WriterFence.DEFAULT_QUEUE_POLL_INTERVAL;
-    private boolean busyEarly = true;
+    private boolean busyEarly;
 
     /** Returns {@code queue.lapse}. */
     public Duration getLapse() {

@@ -358,11 +358,12 @@ class AutoConfigurationTest {
   }
 
   @Test
-  void queueBusyEarlyIsOnUnlessSetOff() {
-    runner.run(context -> assertThat(context.getBean(WriterFence.class).queueBusyEarly()).isTrue());
+  void queueBusyEarlyIsOffUnlessSetOn() {
+    runner.run(
+        context -> assertThat(context.getBean(WriterFence.class).queueBusyEarly()).isFalse());
     runner
-        .withPropertyValues("writer-fence.queue.busy-early=false")
-        .run(context -> assertThat(context.getBean(WriterFence.class).queueBusyEarly()).isFalse());
+        .withPropertyValues("writer-fence.queue.busy-early=true")
+        .run(context -> assertThat(context.getBean(WriterFence.class).queueBusyEarly()).isTrue());
   }
 
   @Test

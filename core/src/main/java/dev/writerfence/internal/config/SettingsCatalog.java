@@ -448,14 +448,14 @@ public final class SettingsCatalog {
   public static final Setting<Boolean> QUEUE_BUSY_EARLY =
       Setting.builder("queue.busy-early", Kind.FLAG, v -> flag("queue.busy-early", v))
           .readBy(PROCESS, AGENT, SPRING)
-          .defaultValue("true")
+          .defaultValue("false")
           .allowed("true or false")
-          .example("false")
+          .example("true")
           .javaApi("queueBusyEarly(…)")
           .meaning(
-              "a waiter whose place the queue cannot reach within its budget at the measured pace"
-                  + " (expected wait over 1.5 times what is left of it) is busy at once; false"
-                  + " waits out the budget")
+              "true: a waiter whose place the queue cannot reach within its budget at the measured"
+                  + " pace (expected wait over 1.5 times what is left of it) is busy at once;"
+                  + " false (the default, ADR 66) waits out the budget")
           .build();
 
   /**

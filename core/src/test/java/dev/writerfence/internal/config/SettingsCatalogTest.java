@@ -66,7 +66,7 @@ class SettingsCatalogTest {
       assertThat(fence.defaultPriority()).isEqualTo(10);
       assertThat(fence.queueLapse()).isEqualTo(Duration.ofSeconds(10));
       assertThat(fence.queuePollInterval()).isEqualTo(Duration.ofMillis(20));
-      assertThat(fence.queueBusyEarly()).isFalse();
+      assertThat(fence.queueBusyEarly()).isTrue();
       assertThat(fence.defaultRetryPolicy().maxWait()).isEqualTo(Duration.ofSeconds(10));
       assertThat(fence.defaultRetryPolicy().budget()).isEqualTo(Duration.ofSeconds(10));
       assertThat(fence.defaultRetryPolicy().maxAttempts()).isEqualTo(7);
@@ -166,7 +166,7 @@ class SettingsCatalogTest {
       assertThat(fence.defaultPriority()).isZero();
       assertThat(fence.queueLapse()).isEqualTo(WriterFence.DEFAULT_QUEUE_LAPSE);
       assertThat(fence.queuePollInterval()).isEqualTo(WriterFence.DEFAULT_QUEUE_POLL_INTERVAL);
-      assertThat(fence.queueBusyEarly()).isTrue();
+      assertThat(fence.queueBusyEarly()).isFalse();
       assertThat(fence.defaultRetryPolicy().maxWait()).isNull();
       assertThat(fence.defaultRetryPolicy().budget()).isEqualTo(retry.scheduledWait());
     } finally {
