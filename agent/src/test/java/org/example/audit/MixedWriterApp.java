@@ -164,10 +164,16 @@ public final class MixedWriterApp {
           () -> {
             attempt("lost/before", () -> putSync(sync, "lost/before"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (WriterFence.current(fenceName).isPresent() && System.nanoTime() < deadline) {
-              Thread.onSpinWait(); // a lost lease leaves the held ones when its TTL has run out
+            // The lease stays current until the call ends, lost once its TTL has run out.
+            while (WriterFence.current(fenceName).map(l -> l.isValid()).orElse(false)
+                && System.nanoTime() < deadline) {
+              Thread.onSpinWait();
             }
-            System.out.println("lease held " + WriterFence.current(fenceName).isPresent());
+            System.out.println(
+                "lease current "
+                    + WriterFence.current(fenceName).isPresent()
+                    + ", valid "
+                    + WriterFence.current(fenceName).map(l -> l.isValid()).orElse(false));
             attempt("lost/after", () -> putSync(sync, "lost/after"));
           });
     } catch (RuntimeException e) {

@@ -150,7 +150,7 @@ class AuditIT {
             bucket,
             "lost");
 
-    assertThat(app.output()).contains("wrote lost/before", "lease held false");
+    assertThat(app.output()).contains("wrote lost/before", "lease current true, valid false");
     assertThat(app.output())
         .anyMatch(l -> l.startsWith("refused lost/after org.example.audit.MixedWriterApp"));
     assertThat(s3.exists(bucket, "lost/before")).isTrue();
