@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Assumptions;
  * leg's calls through npm {@code pg} (Node), the Python leg's through Debian's {@code
  * python3-asyncpg}. Each runs its script under {@code src/test/interop} as a process of its own;
  * the Python leg also runs {@code wait_turn.py}, a writer waiting its turn in the queue with {@code
- * acquire_turn} and {@code LISTEN} ({@link QueueTurnInteropTest}).
- * Without the runtime or the client library the test is skipped, or fails under {@code CI=true}
- * ({@code .ci/run} installs both).
+ * acquire_turn} and {@code LISTEN} ({@link QueueTurnInteropTest}). Without the runtime or the
+ * client library the test is skipped, or fails under {@code CI=true} ({@code .ci/run} installs
+ * both).
  */
 enum Leg {
   NODE("node", Path.of("src/test/interop/node/leg.js")) {
