@@ -78,6 +78,13 @@ record DemoOutcome(
   }
 
   /**
+   * @return how the writer processes learnt of a release, and the hand-over gap
+   */
+  HandOverSummary handOver() {
+    return HandOverSummary.of(results, fairness);
+  }
+
+  /**
    * @return the sums over every writer
    */
   WriterTotals totals() {

@@ -108,6 +108,7 @@ public final class DemoWriter implements Callable<Integer> {
   public Integer call() throws Exception {
     RunFolder folder = new RunFolder(out);
     AcquireStats stats = new AcquireStats();
+    String handOver;
     try (HikariDataSource pool = pool();
         S3Client s3 = S3Clients.create(endpoint, accessKey, secretKey);
         SectionLog log = SectionLog.create(folder.sectionsFile(label))) {
@@ -139,6 +140,8 @@ public final class DemoWriter implements Callable<Integer> {
       for (Thread worker : workers) {
         worker.join();
       }
+      // Read before the pool closes; the mode a wait proved stays for the listener's life.
+      handOver = fence.queueWakeUp();
       ProcessFence.set(null);
     }
     WriterSummary summary =
@@ -151,7 +154,8 @@ public final class DemoWriter implements Callable<Integer> {
             stats.retries(),
             unavailable.sum(),
             errors.sum(),
-            objects.sum());
+            objects.sum(),
+            handOver);
     Json.MAPPER.writeValue(folder.summaryFile(label).toFile(), summary);
     return 0;
   }

@@ -9,9 +9,9 @@ import dev.writerfence.testing.Percentiles;
 
 /**
  * The one JSON object a run prints on stdout under {@code --json}: the totals, the count of each
- * kind of violation, the fairness block ({@code fairness}), one object per writer, the first
- * violations and failures, what the run ran on, and last the writer acquisition map of the bucket
- * ({@code writer_map}). Measured times are rounded to a tenth.
+ * kind of violation, the fairness block ({@code fairness}), the hand-over mode ({@code hand_over}),
+ * one object per writer, the first violations and failures, what the run ran on, and last the
+ * writer acquisition map of the bucket ({@code writer_map}). Measured times are rounded to a tenth.
  */
 final class JsonSummary {
   private JsonSummary() {}
@@ -48,6 +48,7 @@ final class JsonSummary {
     root.put("stamp_violations", check.stampViolations());
     root.put("violations", check.violations());
     fairness(root.putObject("fairness"), outcome.fairness());
+    handOver(root.putObject("hand_over"), outcome.handOver());
     // The legacy writer's writes the agent listed as unfenced (the fenced writers' never are).
     root.put("unfenced_writes", outcome.legacy().unfencedWrites());
     ArrayNode unfenced = root.putArray("unfenced_write_list");
@@ -111,6 +112,24 @@ final class JsonSummary {
     f.put("handover_gap_p99_ms", round(Percentiles.millis(fairness.handoverGap().p99())));
   }
 
+  /**
+   * How the writer processes learnt of a release: the leading mode, writer processes per mode
+   * ({@code notified}, {@code polled}, {@code pending}, {@code off}, {@code unreported}, each
+   * present, 0 when none), and the gap in milliseconds.
+   */
+  private static void handOver(ObjectNode h, HandOverSummary handOver) {
+    h.put("mode", handOver.leadingMode());
+    h.put("writers", handOver.writers());
+    ObjectNode modes = h.putObject("modes");
+    for (String mode : HandOverSummary.MODES) {
+      modes.put(mode, handOver.count(mode));
+    }
+    modes.put(HandOverSummary.UNREPORTED, handOver.count(HandOverSummary.UNREPORTED));
+    h.put("gap_p50_ms", round(Percentiles.millis(handOver.gap().p50())));
+    h.put("gap_p99_ms", round(Percentiles.millis(handOver.gap().p99())));
+    h.put("line", handOver.line());
+  }
+
   /** One writer; {@code exit_code} is null when the writer had to be killed. */
   private static void writer(ObjectNode w, WriterResult r) {
     w.put("writer", r.writer());
@@ -122,6 +141,7 @@ final class JsonSummary {
     w.put("mean_wait_ms", round(r.meanWaitMs()));
     w.put("max_wait_ms", round(r.maxWaitUs() / 1000.0));
     w.put("objects_written", r.objects());
+    w.put("hand_over", r.handOver());
     w.put("unavailable", r.unavailable());
     w.put("errors", r.errors());
     if (r.exitCode() != null) {

@@ -11,9 +11,9 @@ import java.util.Locale;
 /**
  * The summary a run prints at its end without {@code --json}: a table of the writers and their
  * totals, a legend that says what busy, Jain's index and the times mean, the count of each kind of
- * violation, the fairness of the run beside them, the legacy writer's unfenced writes, the first
- * violations and failures, one line that starts {@code OK:} or {@code FAILED:}, and last the writer
- * acquisition map of the bucket ({@link DemoWriterMap}).
+ * violation, the fairness of the run and the hand-over mode beside them, the legacy writer's
+ * unfenced writes, the first violations and failures, one line that starts {@code OK:} or {@code
+ * FAILED:}, and last the writer acquisition map of the bucket ({@link DemoWriterMap}).
  */
 final class TextSummary {
   /**
@@ -31,7 +31,10 @@ final class TextSummary {
           "       1.0 when all won alike, 1/writers when one won everything.",
           "time to win = a fenced call's first acquire attempt to its lease; hand-over gap = one"
               + " writer's section end",
-          "       to the next writer's section start.");
+          "       to the next writer's section start; hand-over: notified = woken by the release's"
+              + " NOTIFY,",
+          "       polled = noticed the release at a poll (each writer process proves its own"
+              + " mode).");
 
   private TextSummary() {}
 
@@ -56,6 +59,7 @@ final class TextSummary {
         "handovers between writer processes: %d   highest fencing token: %d   objects checked: %d%n",
         check.handovers(), totals.maxToken(), check.objects());
     fairness(out, outcome.fairness());
+    out.println(outcome.handOver().line());
     out.println();
     out.printf(
         "unfenced writes (the legacy writer, pid %d, run with the agent in audit log mode): %d%n",

@@ -38,6 +38,14 @@ record WriterResult(
     return summary == null ? 0 : summary.errors();
   }
 
+  /**
+   * @return how its queued waits learnt of a release ({@link WriterSummary#handOver()}), or {@code
+   *     null} when it did not say
+   */
+  String handOver() {
+    return summary == null ? null : summary.handOver();
+  }
+
   int threads() {
     return summary == null ? 0 : summary.threads();
   }

@@ -12,6 +12,10 @@ package dev.writerfence.demo;
  * @param unavailable fenced calls refused because the database could not confirm a lease
  * @param errors other failures (a write that failed, a clock read that failed)
  * @param objects objects written
+ * @param handOver how its queued waits learnt of a release, as {@link
+ *     dev.writerfence.WriterFence#queueWakeUp()} answered at its end: {@code notified}, {@code
+ *     polled}, {@code pending} (it never waited in the queue) or {@code off}; {@code null} in a
+ *     summary written without it
  */
 public record WriterSummary(
     String writer,
@@ -22,4 +26,5 @@ public record WriterSummary(
     long retries,
     long unavailable,
     long errors,
-    long objects) {}
+    long objects,
+    String handOver) {}

@@ -52,6 +52,19 @@ class DemoCommandTest {
         .isPositive()
         .isEqualTo(summary.get("handovers").asInt());
     assertThat(summary.get("objects_checked").asInt()).isPositive();
+    // Each writer process proves its own listener (ADR 65): on this direct connection every one
+    // that waited in the queue was woken by the release's notification, none polled. A writer that
+    // never had to queue (possible on a loaded machine) stays pending.
+    JsonNode handOver = summary.get("hand_over");
+    JsonNode modes = handOver.get("modes");
+    assertThat(handOver.get("mode").asText()).as(handOver.toString()).isEqualTo("notified");
+    assertThat(modes.get("notified").asInt()).as(handOver.toString()).isPositive();
+    assertThat(modes.get("notified").asInt() + modes.get("pending").asInt())
+        .as(handOver.toString())
+        .isEqualTo(3);
+    assertThat(handOver.get("writers").asInt()).isEqualTo(3);
+    assertThat(summary.get("per_writer"))
+        .allSatisfy(w -> assertThat(w.get("hand_over").asText()).isIn("notified", "pending"));
     assertThat(summary.get("per_writer"))
         .extracting(w -> w.get("writer").asText())
         .containsExactly("write-back", "upload", "pull_sync");
@@ -226,6 +239,17 @@ class DemoCommandTest {
     // the fairness block sits beside the violation counts, before the legacy writer's audit
     assertThat(run.out().indexOf("fairness: "))
         .isGreaterThan(run.out().indexOf("overlaps: 0"))
+        .isLessThan(run.out().indexOf("unfenced writes ("));
+    // the hand-over line follows the fairness block: the writers that waited were notified (a
+    // writer that never had to queue stays pending), with the gap
+    String handOver =
+        run.out().lines().filter(l -> l.startsWith("hand-over: ")).findFirst().orElseThrow();
+    assertThat(handOver)
+        .matches(
+            "hand-over: notified in [12]/2 writers( \\(pending 1\\))?, gap p50 [0-9.]+ ms p99"
+                + " [0-9.]+ ms");
+    assertThat(run.out().indexOf(handOver))
+        .isGreaterThan(run.out().indexOf("time to win: "))
         .isLessThan(run.out().indexOf("unfenced writes ("));
     // last, the writer map of the bucket: each writer fenced under that name, and no other
     String out = run.out();

@@ -60,7 +60,7 @@ class RecordCheckerTest {
       List<SectionRecord> own = CLEAN.stream().filter(s -> s.writer().equals(writer)).toList();
       WriterSummary summary =
           new WriterSummary(
-              writer, 100, 1, own.size(), writer.equals("upload") ? 2 : 0, 0, 0, 0, 0);
+              writer, 100, 1, own.size(), writer.equals("upload") ? 2 : 0, 0, 0, 0, 0, "notified");
       results.add(new WriterResult(writer, 100, 0, summary, own));
     }
 

@@ -46,15 +46,7 @@ enum Deployment {
     if (ready) {
       return;
     }
-    EmbeddedDatabase pg = EmbeddedDatabase.get();
-    pg.execute(
-        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"
-            + ROLE
-            + "') THEN CREATE ROLE "
-            + ROLE
-            + " LOGIN PASSWORD '"
-            + ROLE
-            + "'; END IF; END $$");
+    EmbeddedDatabase pg = createRole();
     for (Deployment d : values()) {
       pg.execute("DROP DATABASE IF EXISTS " + d.database, "CREATE DATABASE " + d.database);
     }
@@ -69,6 +61,24 @@ enum Deployment {
     schema.install(REPOINTED.owner());
     new LeaseRpcCompatibility(schema, ROW).install(REPOINTED.owner());
     ready = true;
+  }
+
+  /**
+   * Creates {@link #ROLE} on the embedded server unless it is there.
+   *
+   * @return the embedded server
+   */
+  static EmbeddedDatabase createRole() {
+    EmbeddedDatabase pg = EmbeddedDatabase.get();
+    pg.execute(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"
+            + ROLE
+            + "') THEN CREATE ROLE "
+            + ROLE
+            + " LOGIN PASSWORD '"
+            + ROLE
+            + "'; END IF; END $$");
+    return pg;
   }
 
   /** The database as the legs reach it. */

@@ -14,9 +14,11 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A writer in another language that calls the lease-RPC pair with its real client: the TypeScript
  * leg's calls through npm {@code pg} (Node), the Python leg's through Debian's {@code
- * python3-asyncpg}. Each runs its script under {@code src/test/interop} as a process of its own.
- * Without the runtime or the client library the test is skipped, or fails under {@code CI=true}
- * ({@code .ci/run} installs both).
+ * python3-asyncpg}. Each runs its script under {@code src/test/interop} as a process of its own;
+ * the Python leg also runs {@code wait_turn.py}, a writer waiting its turn in the queue with {@code
+ * acquire_turn} and {@code LISTEN} ({@link QueueTurnInteropTest}). Without the runtime or the
+ * client library the test is skipped, or fails under {@code CI=true} ({@code .ci/run} installs
+ * both).
  */
 enum Leg {
   NODE("node", Path.of("src/test/interop/node/leg.js")) {
@@ -77,6 +79,22 @@ enum Leg {
    * @return the running leg
    */
   Running start(String mode, Database db, String holder, String... more) throws IOException {
+    return start(script, mode, db, holder, more);
+  }
+
+  /**
+   * Starts another script of this leg's language (its runtime and client), with the same connection
+   * arguments as {@link #start(String, Database, String, String...)}.
+   *
+   * @param script the script, relative to the module
+   * @param mode the script's mode
+   * @param db where and as whom it connects
+   * @param holder its holder label
+   * @param more further {@code --name value} pairs
+   * @return the running script
+   */
+  Running start(Path script, String mode, Database db, String holder, String... more)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(runtime);
     command.add(script.toString());
