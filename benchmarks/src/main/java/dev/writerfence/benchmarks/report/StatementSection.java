@@ -54,6 +54,12 @@ final class StatementSection {
             .append(fmt(mean / update))
             .append("× |\n");
       }
+      double cycle = meanMicros(round.get(), "acquire") + meanMicros(round.get(), "release");
+      md.append("\nA lease cycle in SQL (`acquire_lease` + `release`) took ")
+          .append(fmt(cycle / (2 * update)))
+          .append(
+              "× two plain UPDATEs in the same rounds (the cycle benchmark's raw floor, here with"
+                  + " no pool and no library code; the target below judges the library's cycle).\n");
     }
     ratio(targets, "`acquire_lease` ÷ plain durable UPDATE", 1.5, round, "acquire", update);
     ratio(targets, "`acquire_lease_ms` ÷ plain durable UPDATE", 1.5, round, "acquireMs", update);

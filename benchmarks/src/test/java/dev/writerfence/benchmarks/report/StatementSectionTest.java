@@ -54,7 +54,8 @@ class StatementSectionTest {
     assertThat(md)
         .contains("| plain durable single-row `UPDATE` | 200.0 | 1.00× |")
         .contains("| `writer_fence.acquire_lease` (TTL in seconds) | 280.0 | 1.40× |")
-        .contains("| `writer_fence.release` (no flush of its own) | 150.0 | 0.75× |");
+        .contains("| `writer_fence.release` (no flush of its own) | 150.0 | 0.75× |")
+        .contains("took 1.08× two plain UPDATEs");
     assertThat(targets.subList(0, 3)).allSatisfy(t -> assertThat(t[3]).isEqualTo("pass"));
   }
 
