@@ -8,6 +8,7 @@ import dev.writerfence.benchmarks.jmh.ContentionBenchmark;
 import dev.writerfence.benchmarks.jmh.CycleBenchmark;
 import dev.writerfence.benchmarks.jmh.PropagationBenchmark;
 import dev.writerfence.benchmarks.jmh.ScaleBenchmark;
+import dev.writerfence.benchmarks.jmh.StatementBenchmark;
 import dev.writerfence.benchmarks.jmh.WeavingBenchmark;
 import dev.writerfence.benchmarks.measure.AgentStartup;
 import dev.writerfence.benchmarks.measure.ContentionRecord;
@@ -158,6 +159,8 @@ public final class BenchmarkMain {
           .param("backend", cycleBackends.toArray(String[]::new))
           .run();
     }
+    step("SQL statements beside a plain durable UPDATE, raw JDBC");
+    jmh(plan, target, out, "statements.json", StatementBenchmark.class, 1).run();
     for (Plan.Contention contention : plan.contention()) {
       ContentionShape shape = contention.shape();
       for (int threads : plan.contentionThreads()) {

@@ -92,8 +92,11 @@ public final class ContractFunctions {
     while (m.find()) {
       List<String> types = new ArrayList<>();
       for (String argument : split(m.group(2))) {
-        // "p_fence_name text": the name, then the type
-        types.add(argument.substring(argument.indexOf(' ') + 1).strip());
+        // "p_fence_name text": the name, then the type. An OUT parameter is part of the result,
+        // not of the signature (PostgreSQL's proargtypes leaves it out too).
+        if (!argument.startsWith("OUT ")) {
+          types.add(argument.substring(argument.indexOf(' ') + 1).strip());
+        }
       }
       String name = m.group(1);
       String header = m.group(3);

@@ -63,6 +63,17 @@ class ContractFunctionsTest {
         .containsExactly(new ContractFunctions.Function("f", List.of(), true, true, true));
   }
 
+  @Test
+  void anOutParameterIsNoPartOfTheSignature() {
+    String template =
+        "CREATE OR REPLACE FUNCTION ${writer_fence_schema}.f(p_a text,\n"
+            + "    OUT token bigint, OUT at timestamptz)\n"
+            + "LANGUAGE plpgsql VOLATILE\nAS $fn$ BEGIN token := 1; END $fn$;";
+
+    assertThat(ContractFunctions.parse(template))
+        .containsExactly(new ContractFunctions.Function("f", List.of("text"), false, false, false));
+  }
+
   private static String describe(ContractFunctions.Function f) {
     return f.signature()
         + " definer="

@@ -73,7 +73,7 @@ class SchemaUpgradeTest {
       writer.shutdown();
     }
 
-    assertThat(version()).isEqualTo(FenceSchema.VERSION).isEqualTo(4);
+    assertThat(version()).isEqualTo(FenceSchema.VERSION).isEqualTo(6);
     assertThat(calls.state("held")).as("held across the upgrade").isEqualTo("held");
     assertThat(calls.fencingToken("held")).isEqualTo(1L);
     assertThat(calls.acquire("held", UUID.randomUUID(), "other", 60)).as("still busy").isNull();

@@ -70,6 +70,7 @@ public final class Report {
     List<String[]> targets = new ArrayList<>();
     JsonNode env = RunFiles.read(out.resolve("environment.json"));
     CycleSection.write(out, imagePrefix, md, targets);
+    StatementSection.write(out, md, targets);
     ContentionSection.write(out, imagePrefix, md, targets);
     FairQueueSection.write(out, md, targets);
     ScaleSection.write(out, imagePrefix, md, targets);
