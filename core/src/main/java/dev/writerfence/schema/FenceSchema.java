@@ -17,14 +17,15 @@ import javax.sql.DataSource;
  * Installs the SQL contract: schema, lease table, functions, status view and grants.
  *
  * <p>The SQL is the versioned migrations shipped in this jar ({@link #MIGRATION_RESOURCES}: {@code
- * V1__writer_fence.sql}, {@code V2__waiter_queue.sql}, {@code V3__failover_tokens.sql}, then {@code
- * V4__millisecond_ttls.sql}), with two placeholders in Flyway's and Liquibase's {@code ${name}}
- * syntax: {@code ${writer_fence_schema}} and {@code ${writer_fence_role}}. Flyway and Liquibase
- * users run those files themselves; everyone else calls {@link #install(DataSource)}, which runs
- * them all, in order. Every migration is idempotent, so installing over any earlier version
- * upgrades it in place, keeping every lease row and fencing token. Before it runs, the schema is
- * compared with the shipped contract ({@link InstalledContract}): a newer contract version, or a
- * table or function under the contract's names of another shape, is refused and nothing changes.
+ * V1__writer_fence.sql}, {@code V2__waiter_queue.sql}, {@code V3__failover_tokens.sql}, {@code
+ * V4__millisecond_ttls.sql}, then {@code V5__head_lapse.sql}), with two placeholders in Flyway's
+ * and Liquibase's {@code ${name}} syntax: {@code ${writer_fence_schema}} and {@code
+ * ${writer_fence_role}}. Flyway and Liquibase users run those files themselves; everyone else calls
+ * {@link #install(DataSource)}, which runs them all, in order. Every migration is idempotent, so
+ * installing over any earlier version upgrades it in place, keeping every lease row and fencing
+ * token. Before it runs, the schema is compared with the shipped contract ({@link
+ * InstalledContract}): a newer contract version, or a table or function under the contract's names
+ * of another shape, is refused and nothing changes.
  *
  * <p>Installing is idempotent and safe to run from several processes at once: the whole script runs
  * in one transaction under a transaction-scoped advisory lock. The connection must belong to the
@@ -39,14 +40,17 @@ public final class FenceSchema {
    * writer-fence/db/migration/V1__writer_fence.sql} (the lease) and {@code
    * writer-fence/db/migration/V2__waiter_queue.sql} (the queue of waiters), {@code
    * writer-fence/db/migration/V3__failover_tokens.sql} (fencing tokens that survive a failover) and
-   * {@code writer-fence/db/migration/V4__millisecond_ttls.sql} (TTLs in milliseconds).
+   * {@code writer-fence/db/migration/V4__millisecond_ttls.sql} (TTLs in milliseconds), then {@code
+   * writer-fence/db/migration/V5__head_lapse.sql} (a dead head passed over fast, lapsed tickets
+   * deleted at once).
    */
   public static final List<String> MIGRATION_RESOURCES =
       List.of(
           "writer-fence/db/migration/V1__writer_fence.sql",
           "writer-fence/db/migration/V2__waiter_queue.sql",
           "writer-fence/db/migration/V3__failover_tokens.sql",
-          "writer-fence/db/migration/V4__millisecond_ttls.sql");
+          "writer-fence/db/migration/V4__millisecond_ttls.sql",
+          "writer-fence/db/migration/V5__head_lapse.sql");
 
   /** The schema used when none is configured. */
   public static final String DEFAULT_SCHEMA = "writer_fence";
@@ -54,7 +58,7 @@ public final class FenceSchema {
   /**
    * The version of the contract this jar installs, as {@code <schema>.schema_version()} answers.
    */
-  public static final int VERSION = 4;
+  public static final int VERSION = 5;
 
   /** Key of the advisory lock that serializes concurrent installs (ASCII "wfschema"). */
   private static final long INSTALL_LOCK_KEY = 0x7766736368656d61L;

@@ -48,7 +48,8 @@ class LiquibaseChangelogTest {
                       "writer-fence-v1/writer-fence",
                       "writer-fence-v2/writer-fence",
                       "writer-fence-v3/writer-fence",
-                      "writer-fence-v4/writer-fence");
+                      "writer-fence-v4/writer-fence",
+                      "writer-fence-v5/writer-fence");
               assertThat(jdbc.queryForObject("SELECT count(*) FROM app_order", Integer.class))
                   .isZero();
               assertThat(context.getBean(WriterFenceHealthIndicator.class).health(true).getStatus())
