@@ -122,26 +122,7 @@ class QueuePollsTest {
   @Test
   void aHeardSignalTakesThePlaceOfTheFrontsPollsAndOneNotHeardDoesNot() {
     AtomicBoolean hearing = new AtomicBoolean(true);
-    ReleaseSignal signal =
-        new ReleaseSignal() {
-          @Override
-          public long seen() {
-            return 0;
-          }
-
-          @Override
-          public boolean awaitAfter(long seen, long timeoutNanos) {
-            return true;
-          }
-
-          @Override
-          public boolean hearing() {
-            return hearing.get();
-          }
-
-          @Override
-          public void close() {}
-        };
+    ReleaseSignal signal = signal(new AtomicLong(), hearing);
     QueuePolls.Progress wait =
         new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal)
             .progress(() -> QueuePolls.Holder.NONE);
