@@ -299,7 +299,7 @@ final class AcquireAttempts {
     String key = call.advisoryKey();
     Turn answer =
         key == null
-            ? flow.store().acquireInTurn(ticket, holderToken, ttl)
+            ? flow.store().acquireInTurn(ticket, holderToken, ttl, flow.polls().headLapse())
             : flow.store().acquireInTurn(ticket, key, holderToken, ttl);
     turn.polled(answer);
     last = answer;

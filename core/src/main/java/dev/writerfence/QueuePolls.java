@@ -33,6 +33,7 @@ import java.util.function.Supplier;
 final class QueuePolls {
   private final long pollMillis;
   private final long slowestMillis;
+  private final long lapseMillis;
   private final ReleaseSignal signal; // null: poll on schedule only
   private final long signalWaitNanos;
 
@@ -41,6 +42,32 @@ final class QueuePolls {
    * far: a holder that has held for a while is likely to hold on for a while.
    */
   static final long HELD_SHARE = 10;
+
+  /**
+   * The head lapse of a poll while a release would be heard (contract version 5, ADR 68): a dead
+   * head holds the queue up for about this long, the next waiter's poll included.
+   */
+  static final long HEAD_LAPSE_MILLIS = 800;
+
+  /**
+   * The head lapse a poll says (ADR 68): how soon this waiter polls again at the latest while it is
+   * the head of the queue, with room to spare, so that a live head is never passed over.
+   *
+   * <p>While a release would be heard ({@link ReleaseSignal#hearing()}) {@value #HEAD_LAPSE_MILLIS}
+   * ms, or three of its waits for a signal when no holder is known if those are longer: a release
+   * wakes the head at once, and a free lease is polled at least that often. Otherwise twice the
+   * slowest wait at the front (a quarter of the lapse), since a polled head does not know when the
+   * lease is freed. Never more than the ticket's lapse.
+   *
+   * @return the head lapse, in whole milliseconds
+   */
+  Duration headLapse() {
+    long millis =
+        signal != null && signal.hearing()
+            ? Math.max(HEAD_LAPSE_MILLIS, 3 * (signalWaitNanos / 1_000_000))
+            : Math.max(HEAD_LAPSE_MILLIS, 2 * slowestMillis);
+    return Duration.ofMillis(Math.max(1, Math.min(millis, lapseMillis)));
+  }
 
   /**
    * The holder of the lease as the front of a queue reads it (its {@code lease_status}).
@@ -61,6 +88,7 @@ final class QueuePolls {
   QueuePolls(Duration pollInterval, Duration lapse, ReleaseSignal signal) {
     this.pollMillis = Math.max(1, pollInterval.toMillis());
     this.slowestMillis = Math.max(pollMillis, lapse.toMillis() / 4);
+    this.lapseMillis = lapse.toMillis();
     this.signal = signal;
     this.signalWaitNanos = Math.min(pollInterval.toNanos() * 10, lapse.toNanos() / 4);
   }
@@ -134,6 +162,7 @@ final class QueuePolls {
     private Holder read; // the holder as last read; null: never read
     private long readNanos; // when
     private int readAtPlace; // the place it was read at: a new place may mean a new holder
+    private long readSignals; // releases signalled when it was read: one since may have freed it
     private long nextReadNanos;
 
     /** Without the holder: the front polls every interval, as the tests pace it. */
@@ -148,7 +177,9 @@ final class QueuePolls {
     /**
      * What the holder's lease has left now. Read from the store at the front of the queue, again
      * when the last reading ran out (an expiry passed, which renewal may have pushed out; at most
-     * once per quarter of the lapse while it reads nothing left) and when the place changed.
+     * once per quarter of the lapse while it reads nothing left), when the place changed, and when
+     * a release was signalled since (the lease may be free and kept for a head that never takes it,
+     * which the next waiter passes over only by polling, ADR 68).
      *
      * @return nanoseconds, 0 when free, expired or not known
      */
@@ -156,11 +187,16 @@ final class QueuePolls {
       if (holder == null) {
         return 0;
       }
-      if (read == null || place != readAtPlace || nowNanos - nextReadNanos >= 0) {
+      long signals = seen();
+      if (read == null
+          || place != readAtPlace
+          || nowNanos - nextReadNanos >= 0
+          || signals != readSignals) {
         Holder h = holder.get();
         read = h == null ? Holder.NONE : h;
         readNanos = nowNanos;
         readAtPlace = place;
+        readSignals = signals;
         nextReadNanos = nowNanos + Math.max(read.leftMillis(), slowestMillis) * 1_000_000L;
       }
       return Math.max(0, read.leftMillis() * 1_000_000L - (nowNanos - readNanos));

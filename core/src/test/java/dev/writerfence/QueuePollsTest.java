@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** How a queued wait spaces its polls, on a clock the test moves. */
@@ -121,26 +122,7 @@ class QueuePollsTest {
   @Test
   void aHeardSignalTakesThePlaceOfTheFrontsPollsAndOneNotHeardDoesNot() {
     AtomicBoolean hearing = new AtomicBoolean(true);
-    ReleaseSignal signal =
-        new ReleaseSignal() {
-          @Override
-          public long seen() {
-            return 0;
-          }
-
-          @Override
-          public boolean awaitAfter(long seen, long timeoutNanos) {
-            return true;
-          }
-
-          @Override
-          public boolean hearing() {
-            return hearing.get();
-          }
-
-          @Override
-          public void close() {}
-        };
+    ReleaseSignal signal = signal(new AtomicLong(), hearing);
     QueuePolls.Progress wait =
         new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal)
             .progress(() -> QueuePolls.Holder.NONE);
@@ -148,5 +130,71 @@ class QueuePollsTest {
     assertThat(wait.waitMillis(1, 0)).as("woken by the signal, not the interval").isEqualTo(1);
     hearing.set(false); // not proved yet, proved not to arrive, or its connection down
     assertThat(wait.waitMillis(1, 0)).isEqualTo(10);
+  }
+
+  @Test
+  void theHeadLapseIsShortWhileAReleaseIsHeardAndCoversAPolledHeadsSlowestWait() {
+    AtomicBoolean hearing = new AtomicBoolean(true);
+    ReleaseSignal signal = signal(new AtomicLong(), hearing);
+
+    assertThat(new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal).headLapse())
+        .as("woken at once by a release; a free lease polled every 100 ms")
+        .isEqualTo(Duration.ofMillis(QueuePolls.HEAD_LAPSE_MILLIS));
+    assertThat(new QueuePolls(Duration.ofSeconds(1), Duration.ofSeconds(60), signal).headLapse())
+        .as("three of its 10 s waits for a signal")
+        .isEqualTo(Duration.ofSeconds(30));
+    hearing.set(false);
+    assertThat(new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal).headLapse())
+        .as("polled: twice its slowest wait, a quarter of the lapse")
+        .isEqualTo(Duration.ofMillis(2500));
+    assertThat(polls.headLapse()).isEqualTo(Duration.ofMillis(2500));
+    assertThat(new QueuePolls(Duration.ofSeconds(1), Duration.ofSeconds(1), null).headLapse())
+        .as("never more than the lapse")
+        .isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aReleaseSignalledSinceTheHolderWasReadMakesTheFrontReadItAgain() {
+    AtomicLong signalled = new AtomicLong();
+    AtomicInteger reads = new AtomicInteger();
+    QueuePolls.Progress wait =
+        new QueuePolls(
+                Duration.ofMillis(10),
+                Duration.ofSeconds(5),
+                signal(signalled, new AtomicBoolean(true)))
+            .progress(
+                () -> {
+                  reads.incrementAndGet();
+                  return new QueuePolls.Holder(60_000, 5_000);
+                });
+
+    assertThat(wait.holderLeftNanos(2, 0)).isEqualTo(60_000 * MS);
+    assertThat(wait.holderLeftNanos(2, 10 * MS)).isEqualTo(59_990 * MS);
+    assertThat(reads).as("read once while nothing changed").hasValue(1);
+    signalled.incrementAndGet(); // a release: the lease may be free and kept for a dead head
+    wait.holderLeftNanos(2, 20 * MS);
+    assertThat(reads).hasValue(2);
+  }
+
+  private static ReleaseSignal signal(AtomicLong signalled, AtomicBoolean hearing) {
+    return new ReleaseSignal() {
+      @Override
+      public long seen() {
+        return signalled.get();
+      }
+
+      @Override
+      public boolean awaitAfter(long seen, long timeoutNanos) {
+        return true;
+      }
+
+      @Override
+      public boolean hearing() {
+        return hearing.get();
+      }
+
+      @Override
+      public void close() {}
+    };
   }
 }

@@ -11,6 +11,9 @@ import dev.writerfence.spi.Ticket;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,77 +43,94 @@ class StatusQueueCommandTest {
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> store.queue(name).stream().noneMatch(w -> w.isWaiting()));
-    Ticket first = ticket("first", 0);
-    Ticket urgent = ticket("urgent", 50);
-    assertThat(store.acquireInTurn(first, UUID.randomUUID(), TTL).place()).isEqualTo(1);
-    // Priority 50 counts as 50 s of waiting: the later ticket goes first.
-    assertThat(store.enqueue(urgent).place()).isEqualTo(1);
+    // Another session is changing the lapsed ticket (as a waiter's poll under way would): no
+    // statement deletes a row another session is changing, so every grant, poll and release below
+    // leaves it, and it stays shown as lapsed. Otherwise the fence's next use deletes it.
+    try (Connection pinned = db.dataSource().getConnection()) {
+      pinned.setAutoCommit(false);
+      try (PreparedStatement lock =
+          pinned.prepareStatement(
+              "SELECT 1 FROM "
+                  + FenceSchema.DEFAULT_SCHEMA
+                  + ".waiter WHERE fence_name = ? AND holder_label = 'gone' FOR UPDATE")) {
+        lock.setString(1, name);
+        try (ResultSet rs = lock.executeQuery()) {
+          assertThat(rs.next()).isTrue();
+        }
+      }
+      Ticket first = ticket("first", 0);
+      Ticket urgent = ticket("urgent", 50);
+      assertThat(store.acquireInTurn(first, UUID.randomUUID(), TTL).place()).isEqualTo(1);
+      // Priority 50 counts as 50 s of waiting: the later ticket goes first.
+      assertThat(store.enqueue(urgent).place()).isEqualTo(1);
 
-    Cli.Run run = status();
+      Cli.Run run = status();
 
-    assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out().lines().findFirst().orElseThrow()).endsWith(" state  waiters");
-    assertThat(run.out().lines().filter(l -> l.startsWith(name + " ")))
-        .singleElement()
-        .asString()
-        .contains("holder", "held")
-        .endsWith(" 2");
-    List<String> queue = queueOf(run.out());
-    assertThat(queue.get(0))
-        .isEqualTo("queue of " + name + ": 2 waiting, 1 lapsed (not yet cleared)");
-    assertThat(queue.get(1))
-        .matches(" *place +holder label +priority +waiting since +waited +lapses in +reserved");
-    assertThat(queue.get(2)).matches(" *1 +urgent +50 .*");
-    assertThat(queue.get(3)).matches(" *2 +first +0 .*");
-    assertThat(queue.get(4)).matches(" *- +gone +0 .* lapsed");
-    assertThat(queue).hasSize(5);
-    assertThat(queue.subList(2, 5)).noneMatch(l -> l.endsWith("yes"));
+      assertThat(run.exitCode()).as(run.err()).isZero();
+      assertThat(run.out().lines().findFirst().orElseThrow()).endsWith(" state  waiters");
+      assertThat(run.out().lines().filter(l -> l.startsWith(name + " ")))
+          .singleElement()
+          .asString()
+          .contains("holder", "held")
+          .endsWith(" 2");
+      List<String> queue = queueOf(run.out());
+      assertThat(queue.get(0))
+          .isEqualTo("queue of " + name + ": 2 waiting, 1 lapsed (not yet cleared)");
+      assertThat(queue.get(1))
+          .matches(" *place +holder label +priority +waiting since +waited +lapses in +reserved");
+      assertThat(queue.get(2)).matches(" *1 +urgent +50 .*");
+      assertThat(queue.get(3)).matches(" *2 +first +0 .*");
+      assertThat(queue.get(4)).matches(" *- +gone +0 .* lapsed");
+      assertThat(queue).hasSize(5);
+      assertThat(queue.subList(2, 5)).noneMatch(l -> l.endsWith("yes"));
 
-    assertThat(held.release()).isTrue();
-    Cli.Run released = status();
+      assertThat(held.release()).isTrue();
+      Cli.Run released = status();
 
-    assertThat(released.exitCode()).as(released.err()).isZero();
-    List<String> kept = queueOf(released.out());
-    assertThat(kept.get(0))
-        .isEqualTo(
-            "queue of "
-                + name
-                + ": 2 waiting, 1 lapsed (not yet cleared); the released lease is kept for place"
-                + " 1");
-    assertThat(kept.get(2)).matches(" *1 +urgent .* yes");
-    assertThat(kept.get(3)).doesNotEndWith("yes");
+      assertThat(released.exitCode()).as(released.err()).isZero();
+      List<String> kept = queueOf(released.out());
+      assertThat(kept.get(0))
+          .isEqualTo(
+              "queue of "
+                  + name
+                  + ": 2 waiting, 1 lapsed (not yet cleared); the released lease is kept for place"
+                  + " 1");
+      assertThat(kept.get(2)).matches(" *1 +urgent .* yes");
+      assertThat(kept.get(3)).doesNotEndWith("yes");
 
-    Cli.Run json = status("--json");
-    assertThat(json.exitCode()).as(json.err()).isZero();
-    JsonNode root = new ObjectMapper().readTree(json.out());
-    assertThat(root.get("queue_kept").asBoolean()).isTrue();
-    JsonNode fence =
-        StreamSupport.stream(root.get("fences").spliterator(), false)
-            .filter(f -> f.get("fence_name").asText().equals(name))
-            .findFirst()
-            .orElseThrow();
-    assertThat(fence.get("state").asText()).isEqualTo("free");
-    assertThat(fence.get("waiters").asInt()).isEqualTo(2);
-    JsonNode tickets = fence.get("queue");
-    assertThat(tickets).hasSize(3);
-    assertThat(tickets.get(0).get("holder_label").asText()).isEqualTo("urgent");
-    assertThat(tickets.get(0).get("place").asInt()).isEqualTo(1);
-    assertThat(tickets.get(0).get("priority").asInt()).isEqualTo(50);
-    assertThat(tickets.get(0).get("reserved").asBoolean()).isTrue();
-    assertThat(tickets.get(0).get("state").asText()).isEqualTo("waiting");
-    assertThat(tickets.get(0).get("lapses_in_seconds").decimalValue()).isPositive();
-    assertThat(tickets.get(1).get("holder_label").asText()).isEqualTo("first");
-    assertThat(tickets.get(1).get("place").asInt()).isEqualTo(2);
-    assertThat(tickets.get(1).get("reserved").asBoolean()).isFalse();
-    assertThat(tickets.get(2).get("holder_label").asText()).isEqualTo("gone");
-    assertThat(tickets.get(2).get("place").isNull()).isTrue();
-    assertThat(tickets.get(2).get("state").asText()).isEqualTo("lapsed");
-    assertThat(tickets.get(2).get("lapses_in_seconds").decimalValue()).isNegative();
-    assertThat(tickets.get(2).get("waited_seconds").decimalValue())
-        .isGreaterThan(tickets.get(1).get("waited_seconds").decimalValue());
+      Cli.Run json = status("--json");
+      assertThat(json.exitCode()).as(json.err()).isZero();
+      JsonNode root = new ObjectMapper().readTree(json.out());
+      assertThat(root.get("queue_kept").asBoolean()).isTrue();
+      JsonNode fence =
+          StreamSupport.stream(root.get("fences").spliterator(), false)
+              .filter(f -> f.get("fence_name").asText().equals(name))
+              .findFirst()
+              .orElseThrow();
+      assertThat(fence.get("state").asText()).isEqualTo("free");
+      assertThat(fence.get("waiters").asInt()).isEqualTo(2);
+      JsonNode tickets = fence.get("queue");
+      assertThat(tickets).hasSize(3);
+      assertThat(tickets.get(0).get("holder_label").asText()).isEqualTo("urgent");
+      assertThat(tickets.get(0).get("place").asInt()).isEqualTo(1);
+      assertThat(tickets.get(0).get("priority").asInt()).isEqualTo(50);
+      assertThat(tickets.get(0).get("reserved").asBoolean()).isTrue();
+      assertThat(tickets.get(0).get("state").asText()).isEqualTo("waiting");
+      assertThat(tickets.get(0).get("lapses_in_seconds").decimalValue()).isPositive();
+      assertThat(tickets.get(1).get("holder_label").asText()).isEqualTo("first");
+      assertThat(tickets.get(1).get("place").asInt()).isEqualTo(2);
+      assertThat(tickets.get(1).get("reserved").asBoolean()).isFalse();
+      assertThat(tickets.get(2).get("holder_label").asText()).isEqualTo("gone");
+      assertThat(tickets.get(2).get("place").isNull()).isTrue();
+      assertThat(tickets.get(2).get("state").asText()).isEqualTo("lapsed");
+      assertThat(tickets.get(2).get("lapses_in_seconds").decimalValue()).isNegative();
+      assertThat(tickets.get(2).get("waited_seconds").decimalValue())
+          .isGreaterThan(tickets.get(1).get("waited_seconds").decimalValue());
 
-    assertThat(store.leaveQueue(name, urgent.waiterToken())).isTrue();
-    assertThat(store.leaveQueue(name, first.waiterToken())).isTrue();
+      assertThat(store.leaveQueue(name, urgent.waiterToken())).isTrue();
+      assertThat(store.leaveQueue(name, first.waiterToken())).isTrue();
+      pinned.rollback();
+    }
   }
 
   @Test

@@ -269,6 +269,27 @@ public final class FenceArguments {
   }
 
   /**
+   * Checks a queued writer's head lapse, as {@code check_head_lapse} does in SQL (contract version
+   * 5).
+   *
+   * @param headLapse whole milliseconds from 1 ms to 60 s
+   * @return it in milliseconds
+   * @throws IllegalArgumentException naming the value and the rule when it breaks the rule
+   */
+  public static int headLapseMillis(Duration headLapse) {
+    if (headLapse == null
+        || headLapse.getNano() % 1_000_000 != 0
+        || headLapse.compareTo(Duration.ofMillis(1)) < 0
+        || headLapse.compareTo(Duration.ofSeconds(MAX_LAPSE_SECONDS)) > 0) {
+      throw new IllegalArgumentException(
+          "writer-fence: head lapse "
+              + headLapse
+              + " is not allowed: whole milliseconds from 1 ms to 60000 ms");
+    }
+    return (int) headLapse.toMillis();
+  }
+
+  /**
    * Checks how often the head of a fence's queue polls for the lease.
    *
    * @param interval from 1 ms to 1 s

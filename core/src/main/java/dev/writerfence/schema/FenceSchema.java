@@ -18,8 +18,9 @@ import javax.sql.DataSource;
  *
  * <p>The SQL is the versioned migrations shipped in this jar ({@link #MIGRATION_RESOURCES}: {@code
  * V1__writer_fence.sql}, {@code V2__waiter_queue.sql}, {@code V3__failover_tokens.sql}, {@code
- * V4__millisecond_ttls.sql}, then {@code V6__cheaper_statements.sql}), with two placeholders in
- * Flyway's and Liquibase's {@code ${name}} syntax: {@code ${writer_fence_schema}} and {@code
+ * V4__millisecond_ttls.sql}, {@code V5__head_lapse.sql}, then {@code V6__cheaper_statements.sql}),
+ * with two placeholders in Flyway's and Liquibase's {@code ${name}} syntax: {@code
+ * ${writer_fence_schema}} and {@code
  * ${writer_fence_role}}. Flyway and Liquibase users run those files themselves; everyone else calls
  * {@link #install(DataSource)}, which runs them all, in order. Every migration is idempotent, so
  * installing over any earlier version upgrades it in place, keeping every lease row and fencing
@@ -41,8 +42,9 @@ public final class FenceSchema {
    * writer-fence/db/migration/V2__waiter_queue.sql} (the queue of waiters), {@code
    * writer-fence/db/migration/V3__failover_tokens.sql} (fencing tokens that survive a failover) and
    * {@code writer-fence/db/migration/V4__millisecond_ttls.sql} (TTLs in milliseconds), then {@code
-   * writer-fence/db/migration/V6__cheaper_statements.sql} (the same calls at a lower cost per
-   * statement).
+   * writer-fence/db/migration/V5__head_lapse.sql} (a dead head passed over fast, lapsed tickets
+   * deleted at once), then {@code writer-fence/db/migration/V6__cheaper_statements.sql} (the same
+   * calls at a lower cost per statement).
    */
   public static final List<String> MIGRATION_RESOURCES =
       List.of(
@@ -50,6 +52,7 @@ public final class FenceSchema {
           "writer-fence/db/migration/V2__waiter_queue.sql",
           "writer-fence/db/migration/V3__failover_tokens.sql",
           "writer-fence/db/migration/V4__millisecond_ttls.sql",
+          "writer-fence/db/migration/V5__head_lapse.sql",
           "writer-fence/db/migration/V6__cheaper_statements.sql");
 
   /** The schema used when none is configured. */

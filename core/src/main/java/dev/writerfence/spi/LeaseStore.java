@@ -162,6 +162,28 @@ public interface LeaseStore extends AutoCloseable {
   }
 
   /**
+   * One poll of a queued writer that says its head lapse: as {@link #acquireInTurn(Ticket, UUID,
+   * Duration)}, and while the ticket is the head of the queue and the lease is free, the ticket is
+   * passed over (it loses its place, and the lease goes to the next ticket) when it has not taken
+   * the lease within {@code headLapse} of the lease becoming free or of its own last poll: a dead
+   * or paused head then holds the queue up for that long, not for the ticket's whole lapse. The
+   * writer must poll again within its head lapse while it is the head. The default, for a store
+   * without head lapses: {@link #acquireInTurn(Ticket, UUID, Duration)}, where a head lapses only
+   * with its ticket.
+   *
+   * @param ticket the writer's ticket, the same waiter token for every poll of one wait
+   * @param holderToken the holder token minted for this acquire
+   * @param ttl as for {@link #acquire(String, UUID, String, Duration)}
+   * @param headLapse how soon the writer polls again at the latest while at the head: whole
+   *     milliseconds from 1 ms to 60 s; more than the ticket's lapse counts as the lapse
+   * @return the lease, or busy with the ticket's place
+   * @throws IllegalArgumentException naming the head lapse when it breaks that rule
+   */
+  default Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl, Duration headLapse) {
+    return acquireInTurn(ticket, holderToken, ttl);
+  }
+
+  /**
    * Takes or refreshes a ticket without trying for the lease: for a writer that waits, or for a
    * holder whose process has more writers waiting. A live ticket keeps its priority and arrival; a
    * lapsed one queues anew at the back. The default, for a store without a queue: nothing.

@@ -18,7 +18,8 @@
 -- This version keeps one SET of search_path and lock_timeout per call, on the granted function
 -- the client calls, and one statement per grant:
 --   * grant_lease_ms holds the compare-and-set of a writer without a ticket: take_lease_ms's
---     statement (ADR 13, 18, 31, 47) with p_waiter_token NULL, word for word otherwise. It has
+--     statement (ADR 13, 18, 31, 47) with p_waiter_token NULL, word for word otherwise, and
+--     like take_lease_ms since version 5 it deletes the fence's lapsed tickets after a grant. It has
 --     no SET clause and answers one composite value, so its granted callers reach it as a plain
 --     PL/pgSQL expression: no tuplestore, no second setting of search_path or lock_timeout;
 --     their SET clauses are in force while it runs. Like the input rules it is not SECURITY
@@ -93,6 +94,10 @@ BEGIN
                 OR l.reserved_until <= p_now))
     RETURNING l.fencing_token, l.acquired_at, l.expires_at
          INTO fencing_token, acquired_at, expires_at;
+    -- As take_lease_ms does since version 5: a grant deletes the fence's lapsed tickets.
+    IF fencing_token IS NOT NULL THEN
+        PERFORM ${writer_fence_schema}.clear_lapsed(p_fence_name, p_now);
+    END IF;
 END
 $fn$;
 

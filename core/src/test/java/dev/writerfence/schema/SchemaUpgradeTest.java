@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Version 2 of the contract installed over version 1: every lease row and fencing token stays, a
  * lease held across the upgrade is still its holder's, and writers that keep calling V1's functions
- * during and after the upgrade never share the lease with a V2 writer.
+ * during and after the upgrade never share the lease with a V2 writer. Version 5 installed over
+ * version 4: tickets stay, and waiters calling version 4's functions are served as before.
  */
 class SchemaUpgradeTest {
   private static final EmbeddedDatabase DB = EmbeddedDatabase.get();
@@ -117,6 +118,44 @@ class SchemaUpgradeTest {
 
     installer.install(DB.dataSource());
     assertThat(version()).isEqualTo(FenceSchema.VERSION);
+  }
+
+  @Test
+  void upgradingAnInstalledV4KeepsItsTicketsAndServesItsWaitersAsVersion4Did() throws Exception {
+    for (String resource : FenceSchema.MIGRATION_RESOURCES.subList(0, 4)) {
+      DB.execute(installer.fill(FenceSchema.migrationTemplate(resource)));
+    }
+    assertThat(version()).isEqualTo(4);
+    UUID holder = UUID.randomUUID();
+    assertThat(calls.acquire("queued", holder, "v4-holder", 60)).isNotNull();
+    UUID v4Waiter = UUID.randomUUID();
+    assertThat(calls.enqueue("queued", v4Waiter, "v4-waiter", 0, 30).place()).isEqualTo(1);
+
+    installer.install(DB.dataSource());
+
+    assertThat(version()).isEqualTo(FenceSchema.VERSION).isEqualTo(6);
+    assertThat(calls.state("queued")).as("held across the upgrade").isEqualTo("held");
+    assertThat(calls.queuedLabels("queued")).containsExactly("v4-waiter");
+    assertThat(calls.release("queued", holder)).isTrue();
+    assertThat(
+            DB.queryValue(
+                Boolean.class,
+                "SELECT l.reserved_until = w.lapses_at FROM "
+                    + schema
+                    + ".lease l JOIN "
+                    + schema
+                    + ".waiter w ON w.fence_name = l.fence_name AND w.waiter_token ="
+                    + " l.reserved_for WHERE l.fence_name = 'queued'"))
+        .as("a ticket of a version 4 call has no head lapse: kept for it until it lapses")
+        .isTrue();
+    Thread.sleep(1_000); // more than the head lapse of the waiter behind it
+    ContractCalls.Turn behind =
+        calls.acquireTurn("queued", UUID.randomUUID(), "v5", 60_000L, UUID.randomUUID(), 0, 30, 1);
+    assertThat(behind.acquired()).as("the version 4 head is not passed over").isFalse();
+    assertThat(behind.place()).isEqualTo(2);
+    assertThat(calls.acquireTurn("queued", UUID.randomUUID(), "v4-waiter", 60, v4Waiter, 0, 30))
+        .extracting(ContractCalls.Turn::acquired)
+        .isEqualTo(true);
   }
 
   private void installVersion1() {

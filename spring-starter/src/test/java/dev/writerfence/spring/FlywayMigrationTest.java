@@ -46,7 +46,7 @@ class FlywayMigrationTest {
               JdbcTemplate jdbc = jdbc(database);
               assertThat(versions(jdbc, "public.flyway_schema_history")).containsExactly("1");
               assertThat(versions(jdbc, schema + ".contract_history"))
-                  .containsExactly("1", "2", "3", "4", "6");
+                  .containsExactly("1", "2", "3", "4", "5", "6");
               assertThat(
                       new JdbcTemplate(context.getBean(DataSource.class))
                           .queryForObject("SHOW client_min_messages", String.class))
@@ -76,7 +76,7 @@ class FlywayMigrationTest {
             context -> {
               assertThat(context).hasNotFailed();
               assertThat(versions(jdbc(database), "writer_fence.writer_fence_flyway_history"))
-                  .containsExactly("0", "1", "2", "3", "4", "6");
+                  .containsExactly("0", "1", "2", "3", "4", "5", "6");
               WriterFence fence = context.getBean(WriterFence.class);
               FenceLease lease =
                   fence.tryAcquire(FenceRequest.builder("corpus").build()).orElseThrow();

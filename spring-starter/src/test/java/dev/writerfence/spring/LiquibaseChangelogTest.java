@@ -49,6 +49,7 @@ class LiquibaseChangelogTest {
                       "writer-fence-v2/writer-fence",
                       "writer-fence-v3/writer-fence",
                       "writer-fence-v4/writer-fence",
+                      "writer-fence-v5/writer-fence",
                       "writer-fence-v6/writer-fence");
               assertThat(jdbc.queryForObject("SELECT count(*) FROM app_order", Integer.class))
                   .isZero();

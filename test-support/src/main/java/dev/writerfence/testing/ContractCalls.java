@@ -104,6 +104,34 @@ public final class ContractCalls {
   }
 
   /**
+   * @return {@code <schema>.acquire_turn_ms(name, holder, label, ttl, waiter, priority, lapse, head
+   *     lapse)} of contract version 5: a poll that says its head lapse
+   */
+  public Turn acquireTurn(
+      String fenceName,
+      UUID holderToken,
+      String holderLabel,
+      long ttlMillis,
+      UUID waiterToken,
+      int priority,
+      int lapseSeconds,
+      int headLapseMillis)
+      throws SQLException {
+    return turn(
+        "SELECT fencing_token, place, waiters FROM "
+            + schema
+            + ".acquire_turn_ms(?, ?, ?, ?, ?, ?, ?, ?)",
+        fenceName,
+        holderToken,
+        holderLabel,
+        ttlMillis,
+        waiterToken,
+        priority,
+        lapseSeconds,
+        headLapseMillis);
+  }
+
+  /**
    * @return {@code <schema>.enqueue(name, waiter, label, priority, lapse)}
    */
   public Turn enqueue(

@@ -99,6 +99,11 @@ public final class PrefixedLeaseStore implements LeaseStore {
   }
 
   @Override
+  public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl, Duration headLapse) {
+    return delegate.acquireInTurn(inDatabase(ticket), holderToken, ttl, headLapse);
+  }
+
+  @Override
   public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl) {
     return delegate.acquireInTurn(inDatabase(ticket), holderToken, ttl);
   }

@@ -103,9 +103,18 @@ public final class RecordingLeaseStore implements LeaseStore {
   }
 
   @Override
+  public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl, Duration headLapse) {
+    acquireTokens.add(holderToken);
+    return polled(delegate.acquireInTurn(ticket, holderToken, ttl, headLapse), holderToken);
+  }
+
+  @Override
   public Turn acquireInTurn(Ticket ticket, String advisoryKey, UUID holderToken, Duration ttl) {
     acquireTokens.add(holderToken);
-    Turn turn = delegate.acquireInTurn(ticket, advisoryKey, holderToken, ttl);
+    return polled(delegate.acquireInTurn(ticket, advisoryKey, holderToken, ttl), holderToken);
+  }
+
+  private Turn polled(Turn turn, UUID holderToken) {
     pollPlaces.add(turn.place());
     return new Turn(
         turn.lease().map(lease -> new Recorded(lease, holderToken)), turn.place(), turn.waiters());

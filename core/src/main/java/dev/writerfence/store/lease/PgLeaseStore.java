@@ -31,8 +31,9 @@ import javax.sql.DataSource;
  * PgBouncer in transaction mode or any other pool.
  *
  * <p>It {@linkplain #keepsQueue() keeps the queue}: {@link #acquireInTurn} is one call of {@code
- * acquire_turn}, and a release with tickets queued keeps the free lease for the head until its
- * ticket's lapse time and sends {@code NOTIFY writer_fence_release} (ADR 31).
+ * acquire_turn}, and a release with tickets queued keeps the free lease for the head and sends
+ * {@code NOTIFY writer_fence_release} (ADR 31); a poll with a head lapse passes a dead head over
+ * (version 5, ADR 68).
  *
  * <p>TTLs are whole milliseconds from 1 ms to one day. A TTL of whole seconds goes to the functions
  * every contract version has ({@code acquire_lease}, {@code renew_lease}, {@code acquire_turn},
@@ -74,6 +75,7 @@ public final class PgLeaseStore implements LeaseStore {
   private final String queueAllClockedSql;
   private final Statements statements;
   private final LeaseRowDomain domain;
+  private final HeadLapseQueue headLapses;
 
   /**
    * @param dataSource where connections come from; never {@code null}
@@ -125,6 +127,7 @@ public final class PgLeaseStore implements LeaseStore {
             + ".queue_status q ON true ORDER BY q.fence_name, q.place NULLS LAST, q.waiting_since";
     this.statements = new Statements(dataSource, this.schema, queryTimeoutSeconds);
     this.domain = new LeaseRowDomain(statements, schema);
+    this.headLapses = new HeadLapseQueue(statements, this.schema);
   }
 
   /**
@@ -235,9 +238,6 @@ public final class PgLeaseStore implements LeaseStore {
   }
 
   /**
-   * @return {@code true}: this store keeps the queue of {@code <schema>.waiter}
-   */
-  /**
    * {@inheritDoc}
    *
    * <p>On the lease row: one listener per data source in this process, which holds one connection
@@ -252,11 +252,8 @@ public final class PgLeaseStore implements LeaseStore {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>On the lease row: as {@link #openReleaseSignal()}, one listener per direct URL and role in
-   * this process; the probe is still sent through this store's data source, the path a release's
-   * notification takes.
+   * As {@link #openReleaseSignal()}, one listener per direct URL and role in this process; the
+   * probe still goes through this store's data source, the path a release's notification takes.
    */
   @Override
   public Optional<ReleaseSignal> openReleaseSignal(ReleaseSignal.Direct direct) {
@@ -305,10 +302,38 @@ public final class PgLeaseStore implements LeaseStore {
                 waiterToken,
                 priority,
                 lapseSeconds);
-    if (turn.granted == null) {
-      return new Turn(Optional.empty(), turn.place, turn.waiters);
-    }
-    return Turn.granted(new Lease(this, fenceName, holderToken, turn.granted), turn.waiters);
+    return turn(fenceName, holderToken, turn);
+  }
+
+  private Turn turn(String fenceName, UUID holderToken, InTurn turn) {
+    return turn.granted == null
+        ? new Turn(Optional.empty(), turn.place, turn.waiters)
+        : Turn.granted(new Lease(this, fenceName, holderToken, turn.granted), turn.waiters);
+  }
+
+  /**
+   * One call of version 5's {@code acquire_turn_ms} with the head lapse ({@link HeadLapseQueue}).
+   */
+  @Override
+  public Turn acquireInTurn(Ticket ticket, UUID holderToken, Duration ttl, Duration headLapse) {
+    String fenceName = ticket.fenceName();
+    long ttlMillis = FenceArguments.ttlMillis(ttl);
+    int headLapseMillis = FenceArguments.headLapseMillis(headLapse);
+    InTurn turn = // null: an older contract
+        headLapses.poll(
+            fenceName,
+            PgLeaseStore::inTurn,
+            fenceName,
+            holderToken,
+            Statements.text(ticket.holderLabel()),
+            ttlMillis,
+            ticket.waiterToken(),
+            ticket.priority(),
+            FenceArguments.lapseSeconds(ticket.lapse()),
+            headLapseMillis);
+    return turn == null
+        ? acquireInTurn(ticket, holderToken, ttl)
+        : turn(fenceName, holderToken, turn);
   }
 
   /** {@code acquire_turn}'s answer: the lease when granted ({@code null} when not), the queue. */

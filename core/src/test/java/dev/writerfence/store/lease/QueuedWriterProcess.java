@@ -15,7 +15,8 @@ import java.util.UUID;
 /**
  * A writer process of its own for the queue's cross-process tests: one {@link PgLeaseStore} on an
  * unpooled DataSource. Arguments: JDBC URL, schema, fence name, holder label, priority, ticket
- * lapse in seconds. Commands, one per line on standard input:
+ * lapse in seconds, and optionally a head lapse in milliseconds (its polls then say it, contract
+ * version 5; without it they do not). Commands, one per line on standard input:
  *
  * <ul>
  *   <li>{@code wait}: polls {@code acquireInTurn} every 20 ms under one ticket; prints {@code
@@ -41,6 +42,7 @@ public final class QueuedWriterProcess {
             args[3],
             Integer.parseInt(args[4]),
             Duration.ofSeconds(Integer.parseInt(args[5])));
+    Duration headLapse = args.length > 6 ? Duration.ofMillis(Long.parseLong(args[6])) : null;
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     say("ready");
@@ -50,11 +52,11 @@ public final class QueuedWriterProcess {
       String[] command = line.split(" ");
       switch (command[0]) {
         case "wait" -> {
-          Turn turn = store.acquireInTurn(ticket, UUID.randomUUID(), TTL);
+          Turn turn = poll(store, ticket, headLapse);
           say("queued " + turn.place());
           while (!turn.acquired()) {
             Thread.sleep(20);
-            turn = store.acquireInTurn(ticket, UUID.randomUUID(), TTL);
+            turn = poll(store, ticket, headLapse);
           }
           held = turn.lease().orElseThrow();
           say("won " + held.fencingToken() + " " + held.acquiredAt());
@@ -77,5 +79,11 @@ public final class QueuedWriterProcess {
         default -> say("unknown command " + line);
       }
     }
+  }
+
+  private static Turn poll(PgLeaseStore store, Ticket ticket, Duration headLapse) {
+    return headLapse == null
+        ? store.acquireInTurn(ticket, UUID.randomUUID(), TTL)
+        : store.acquireInTurn(ticket, UUID.randomUUID(), TTL, headLapse);
   }
 }
