@@ -238,9 +238,7 @@ final class AcquireAttempts {
         .retry(p, deadline, failures, progress)
         .executeCallable(
             () -> {
-              if (last != null) {
-                polls.beforePoll(last.place(), seen[0], progress, deadline);
-              }
+              polls.beforePoll(last != null ? last.place() : 0, seen[0], progress, deadline);
               seen[0] = polls.seen(); // before the poll: a release after its answer counts
               return poll(turn, ticket);
             })

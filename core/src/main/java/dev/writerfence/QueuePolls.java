@@ -105,9 +105,12 @@ final class QueuePolls {
    * after {@code seen}: while the signal is heard, until the holder's expiry when that is known and
    * at most a quarter of the lapse (a safety net: a lapsed head or an expired lease sends no
    * signal), else at most ten poll intervals; otherwise returns at once, Resilience4j having waited
-   * the interval already.
+   * the interval already. Behind the front, and before a wait's first poll, it only keeps the
+   * signal listening (ADR 65: while any writer of the process waits), so that the listener is
+   * connected and its probe answered before the waiter reaches the front: started there, it would
+   * still be starting when the head's turn comes, and the head would poll.
    *
-   * @param place the place the previous poll answered
+   * @param place the place the previous poll answered; 0 before the wait's first poll
    * @param seen {@link #seen()} before that poll
    * @param progress the wait's pacing, which knows what the holder had left
    * @param deadlineNanos when the call's budget ends, by {@link System#nanoTime()}: no wait past it
@@ -115,7 +118,9 @@ final class QueuePolls {
    */
   void beforePoll(int place, long seen, Progress progress, long deadlineNanos)
       throws InterruptedException {
-    if (signal != null && place >= 1 && place <= 2) {
+    if (signal != null && (place < 1 || place > 2)) {
+      signal.awaitAfter(seen, 0); // returns at once: starts (or keeps) the listening only
+    } else if (signal != null) {
       // Also while the signal cannot be heard yet: the wait is what starts its listening, and
       // returns at once then.
       long now = System.nanoTime();

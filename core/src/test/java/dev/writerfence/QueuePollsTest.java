@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.writerfence.spi.ReleaseSignal;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -130,6 +132,44 @@ class QueuePollsTest {
     assertThat(wait.waitMillis(1, 0)).as("woken by the signal, not the interval").isEqualTo(1);
     hearing.set(false); // not proved yet, proved not to arrive, or its connection down
     assertThat(wait.waitMillis(1, 0)).isEqualTo(10);
+  }
+
+  @Test
+  void behindTheFrontAndBeforeTheFirstPollItListensWithoutWaitingAtTheFrontItWaits()
+      throws Exception {
+    List<Long> timeouts = new CopyOnWriteArrayList<>();
+    ReleaseSignal signal =
+        new ReleaseSignal() {
+          @Override
+          public long seen() {
+            return 0;
+          }
+
+          @Override
+          public boolean awaitAfter(long seen, long timeoutNanos) {
+            timeouts.add(timeoutNanos);
+            return false;
+          }
+
+          @Override
+          public void close() {}
+        };
+    QueuePolls queue = new QueuePolls(Duration.ofMillis(10), Duration.ofSeconds(5), signal);
+    QueuePolls.Progress wait = queue.progress(() -> QueuePolls.Holder.NONE);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+
+    queue.beforePoll(0, 0, wait, deadline); // the wait's first poll
+    queue.beforePoll(40, 0, wait, deadline); // far back
+    queue.beforePoll(3, 0, wait, deadline);
+    assertThat(timeouts)
+        .as("listening starts while the writer waits anywhere in the queue, with no wait")
+        .containsExactly(0L, 0L, 0L);
+
+    queue.beforePoll(1, 0, wait, deadline);
+    assertThat(timeouts).hasSize(4);
+    assertThat(timeouts.get(3))
+        .as("the head waits for the release: ten intervals")
+        .isEqualTo(100 * MS);
   }
 
   @Test

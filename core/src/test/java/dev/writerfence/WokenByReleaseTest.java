@@ -96,6 +96,44 @@ class WokenByReleaseTest extends FenceTestSupport {
     }
   }
 
+  @Test
+  void aWaiterBehindTheFrontIsListeningBeforeItGetsThere() throws Exception {
+    WriterFence holderFence = fence();
+    List<WriterFence> fences = new ArrayList<>();
+    List<CompletableFuture<Void>> calls = new ArrayList<>();
+    try {
+      FenceLease held = OtherWriter.acquire(holderFence, request("holder"));
+      try {
+        for (int i = 1; i <= 3; i++) {
+          String who = "waiter-" + i;
+          // A data source of its own each: one listener each, started by that writer's wait.
+          WriterFence fence = fence(DB.dataSource()).retryPolicy(PATIENT).queueLapse(LAPSE).build();
+          fences.add(fence);
+          calls.add(
+              CompletableFuture.runAsync(
+                  () -> fence.run(request(who), () -> {}),
+                  runnable -> new Thread(runnable, who).start()));
+          int queued = i;
+          await().atMost(Duration.ofSeconds(30)).until(() -> waiting().size() == queued);
+        }
+        // Number 3 is not at the front (places 1 and 2 wait for the signal), yet it listens.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> "notified".equals(fences.get(2).queueWakeUp()));
+        assertThat(waiting())
+            .filteredOn(w -> w.holderLabel().startsWith("waiter-3"))
+            .singleElement()
+            .satisfies(w -> assertThat(w.place()).isEqualTo(3));
+      } finally {
+        holderFence.release(held);
+      }
+      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    } finally {
+      fences.forEach(WriterFence::close);
+      holderFence.close();
+    }
+  }
+
   /**
    * A waiter queues behind a holder; once its listener has proved notifications, it sends no poll
    * while the holder holds, and the release's notification wakes it to the poll that is granted.

@@ -178,8 +178,10 @@ public final class BenchmarkMain {
         .run();
     step("weaving, no database");
     jmh(plan, target, out, "weaving.json", WeavingBenchmark.class, 1).run();
-    if (plan.forks() > 0 && Files.isRegularFile(AGENT_JAR)) {
+    if (Files.isRegularFile(AGENT_JAR)) {
       step("weaving through the agent, no database");
+      // The agent needs a JVM of its own: forked even in the smoke plan, so that every benchmark
+      // class runs there at least once (a class name the agent no longer has fails it).
       jmh(
               plan,
               target,
@@ -190,6 +192,7 @@ public final class BenchmarkMain {
               "-javaagent:" + AGENT_JAR.toAbsolutePath(),
               // turns the agent's fence feature on; never connected to (AgentNoopFence)
               "-Dwriter-fence.datasource.url=" + UNUSED_JDBC_URL)
+          .forks(Math.max(1, plan.forks()))
           .run();
     }
     audit(plan, target, out);
@@ -317,6 +320,11 @@ public final class BenchmarkMain {
   private record Jmh(ChainedOptionsBuilder options) {
     Jmh param(String name, String... values) {
       options.param(name, values);
+      return this;
+    }
+
+    Jmh forks(int forks) {
+      options.forks(forks);
       return this;
     }
 

@@ -20,13 +20,12 @@ import javax.sql.DataSource;
  * V1__writer_fence.sql}, {@code V2__waiter_queue.sql}, {@code V3__failover_tokens.sql}, {@code
  * V4__millisecond_ttls.sql}, {@code V5__head_lapse.sql}, then {@code V6__cheaper_statements.sql}),
  * with two placeholders in Flyway's and Liquibase's {@code ${name}} syntax: {@code
- * ${writer_fence_schema}} and {@code
- * ${writer_fence_role}}. Flyway and Liquibase users run those files themselves; everyone else calls
- * {@link #install(DataSource)}, which runs them all, in order. Every migration is idempotent, so
- * installing over any earlier version upgrades it in place, keeping every lease row and fencing
- * token. Before it runs, the schema is compared with the shipped contract ({@link
- * InstalledContract}): a newer contract version, or a table or function under the contract's names
- * of another shape, is refused and nothing changes.
+ * ${writer_fence_schema}} and {@code ${writer_fence_role}}. Flyway and Liquibase users run those
+ * files themselves; everyone else calls {@link #install(DataSource)}, which runs them all, in
+ * order. Every migration is idempotent, so installing over any earlier version upgrades it in
+ * place, keeping every lease row and fencing token. Before it runs, the schema is compared with the
+ * shipped contract ({@link InstalledContract}): a newer contract version, or a table or function
+ * under the contract's names of another shape, is refused and nothing changes.
  *
  * <p>Installing is idempotent and safe to run from several processes at once: the whole script runs
  * in one transaction under a transaction-scoped advisory lock. The connection must belong to the

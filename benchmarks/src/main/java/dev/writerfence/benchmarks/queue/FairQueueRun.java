@@ -2,8 +2,6 @@ package dev.writerfence.benchmarks.queue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.writerfence.FenceLease;
-import dev.writerfence.FenceRequest;
 import dev.writerfence.WriterFence;
 import dev.writerfence.testing.Fairness;
 import dev.writerfence.testing.FairnessReport;
@@ -16,28 +14,30 @@ import dev.writerfence.testing.SectionReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * The fair queue measured with separate processes (issue 11): {@code contenders} {@link
+ * The fair queue measured with separate processes (issues 11 and 27): {@code contenders} {@link
  * QueueContender} JVMs, each a {@code WriterFence} with default settings calling {@code
- * WriterFence.run} on one fence name, each section sleeping {@code sectionMicros}. In turn: one
- * writer alone (the throughput to compare with), all of them on direct connections, all of them
- * behind PgBouncer in transaction mode (when {@code pgbouncer} is on the PATH), and all of them
- * waiting idle while this JVM holds the lease (the database's load of idle waiters, counted as
- * transactions in {@code pg_stat_database}). Sections are timed by {@link System#nanoTime()}, which
- * on Linux reads the one {@code CLOCK_MONOTONIC} of the machine, so the processes' sections order
- * on one clock; {@link SectionChecker} checks them and {@link Fairness} reckons the fairness.
- * Written as {@value #FILE}.
+ * WriterFence.run} on one fence name, each section sleeping {@code sectionMicros}. First an
+ * unmeasured warm-up round of all of them (each JVM loads and compiles the queue's code and proves
+ * its release listener); then in turn: one writer alone (the throughput to compare with), {@link
+ * Settings#fewer()} and then all of them on direct connections, all of them behind PgBouncer in
+ * transaction mode (when {@code pgbouncer} is on the PATH), all of them waiting idle while this JVM
+ * holds the lease with minutes left (statements counted by {@code pg_stat_statements}, the head's
+ * polls by its ticket's refreshes: {@link WaitingPhases}), and a dead head of the queue, stopped
+ * and killed; last, the rows the run left in {@code queue_status}. Each phase records how every
+ * process's queued writers were woken ({@link WriterFence#queueWakeUp()}). Sections are timed by
+ * {@link System#nanoTime()}, which on Linux reads the one {@code CLOCK_MONOTONIC} of the machine,
+ * so the processes' sections order on one clock; {@link SectionChecker} checks them and {@link
+ * Fairness} reckons the fairness. Written as {@value #FILE}.
  */
 public final class FairQueueRun {
   /** The result file in the run's directory. */
@@ -51,6 +51,9 @@ public final class FairQueueRun {
 
   /** After {@code wait} is sent, how long the idle waiters settle before the count starts. */
   static final Duration IDLE_SETTLE = Duration.ofSeconds(3);
+
+  /** The unmeasured round before the phases. */
+  static final Duration WARM_UP = Duration.ofSeconds(3);
 
   private static final List<String> JVM =
       List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Xmx64m");
@@ -88,6 +91,14 @@ public final class FairQueueRun {
     Duration idle() {
       return Duration.ofSeconds(idleSeconds);
     }
+
+    /**
+     * @return the smaller number of contenders measured beside all of them: 16 from 32 contenders
+     *     on (issue 27's 16 and 64), else half of them
+     */
+    public int fewer() {
+      return contenders >= 32 ? 16 : Math.max(2, contenders / 2);
+    }
   }
 
   /**
@@ -113,6 +124,8 @@ public final class FairQueueRun {
    * @param handoverGapP99Ms 99th percentile of it
    * @param overlaps sections entered before an earlier one left (every recorded section)
    * @param tokenOrderViolations sections whose fencing token did not rise in order of entry
+   * @param wakeUpModes how many contenders ended the phase in each wake-up mode ({@code notified},
+   *     {@code polled}, {@code pending}: {@link WriterFence#queueWakeUp()})
    */
   public record Phase(
       String route,
@@ -133,21 +146,53 @@ public final class FairQueueRun {
       double handoverGapP50Ms,
       double handoverGapP99Ms,
       int overlaps,
-      int tokenOrderViolations) {}
+      int tokenOrderViolations,
+      Map<String, Integer> wakeUpModes) {}
 
   /**
    * The idle waiters' load.
    *
    * @param waiters processes waiting while the lease was held
-   * @param seconds how long the transactions were counted
-   * @param transactions transactions the server counted meanwhile (each poll is one statement in a
-   *     transaction of its own)
+   * @param seconds how long the statements were counted
+   * @param transactions statements the server counted meanwhile ({@code counter}); each poll is one
+   *     statement in a transaction of its own
    * @param perSecond {@code transactions / seconds}
    * @param boundPerSecond what the poll schedule allows: the head and the waiter behind it every
    *     poll interval, each further place half as often, at most a quarter of the lapse apart
+   * @param counter what counted them: {@code pg_stat_statements} (top-level statements, counted at
+   *     once) or {@code pg_stat_database} (transactions, flushed by each backend up to seconds
+   *     late) when the extension is not loaded
+   * @param perWaiterPerSecond {@code perSecond / waiters}
+   * @param holderLeftSeconds what the holder's lease had left when the count began
+   * @param headPolls polls of the waiter at the head of the queue while counted (each poll
+   *     refreshes its ticket: distinct {@code refreshed_at} values of {@code queue_status} sampled
+   *     every {@value WaitingPhases#SAMPLE_MILLIS} ms)
+   * @param headPollsPerSecond {@code headPolls / seconds}
+   * @param wakeUpModes how many waiters were woken in each mode, as each said when it won
    */
   public record Idle(
-      int waiters, double seconds, long transactions, double perSecond, double boundPerSecond) {}
+      int waiters,
+      double seconds,
+      long transactions,
+      double perSecond,
+      double boundPerSecond,
+      String counter,
+      double perWaiterPerSecond,
+      double holderLeftSeconds,
+      long headPolls,
+      double headPollsPerSecond,
+      Map<String, Integer> wakeUpModes) {}
+
+  /**
+   * A dead head of the queue: the waiter at place 1 stopped ({@code SIGSTOP}) or killed ({@code
+   * SIGKILL}) while another held the lease, the waiter behind it at place 2; then the lease
+   * released.
+   *
+   * @param signal {@code SIGSTOP} or {@code SIGKILL}
+   * @param delayMs from the release to the section entry of the waiter behind the dead head
+   * @param nextMode the wake-up mode of that waiter when it won
+   */
+  public record DeadHead(String signal, double delayMs, String nextMode) {}
 
   /**
    * The whole result.
@@ -159,6 +204,10 @@ public final class FairQueueRun {
    * @param direct every contender on direct connections
    * @param bouncer every contender behind PgBouncer, or {@code null} when it is not installed
    * @param idle the idle waiters' load
+   * @param fewer {@link Settings#fewer()} contenders on direct connections
+   * @param deadHeads a stopped and a killed head of the queue, in that order
+   * @param queueRowsAfter rows of {@code queue_status} for the run's fence name after the run,
+   *     lapsed tickets included, once every contender had quit
    */
   public record Result(
       Settings settings,
@@ -167,7 +216,10 @@ public final class FairQueueRun {
       Phase single,
       Phase direct,
       Phase bouncer,
-      Idle idle) {}
+      Idle idle,
+      Phase fewer,
+      List<DeadHead> deadHeads,
+      long queueRowsAfter) {}
 
   /**
    * Runs every phase and writes {@value #FILE} into {@code out}.
@@ -206,10 +258,22 @@ public final class FairQueueRun {
         jvm.awaitLine("ready", Duration.ofSeconds(180));
       }
       Thread.sleep(STARTUP_SETTLE.toMillis()); // the last JVMs' start-up off the cores first
+      // Unmeasured: every contender runs the queue's code once (classes loaded, compiled) and
+      // proves its listener, so that the first measured phase does not time the JVMs' warm-up.
+      phase("warm-up", jvms, "direct", settings, WARM_UP, dir);
       Phase single = phase("single", jvms.subList(0, 1), "direct", settings, dir);
+      Phase fewer = phase("direct", jvms.subList(0, settings.fewer()), "direct", settings, dir);
       Phase direct = phase("direct", jvms, "direct", settings, dir);
       Phase behind = bouncer == null ? null : phase("bouncer", jvms, "bouncer", settings, dir);
-      Idle idle = idle(jvms, name, admin, settings);
+      WaitingPhases waiting = new WaitingPhases(admin, name);
+      Idle idle = waiting.idle(jvms, settings.idle(), IDLE_SETTLE);
+      List<DeadHead> deadHeads =
+          jvms.size() < 4
+              ? List.of()
+              : List.of(
+                  waiting.deadHead("SIGSTOP", jvms.get(0), "c0", jvms.get(1), "c1"),
+                  waiting.deadHead("SIGKILL", jvms.get(2), "c2", jvms.get(3), "c3"));
+      quit(jvms);
       Result result =
           new Result(
               settings,
@@ -218,35 +282,60 @@ public final class FairQueueRun {
               single,
               direct,
               behind,
-              idle);
+              idle,
+              fewer,
+              deadHeads,
+              waiting.queueRows());
       new ObjectMapper()
           .enable(SerializationFeature.INDENT_OUTPUT)
           .writeValue(out.resolve(FILE).toFile(), result);
       return result;
     } finally {
-      jvms.forEach(j -> j.send("quit"));
-      jvms.forEach(ForkedJvm::close);
+      quit(jvms);
       if (bouncer != null) {
         bouncer.close();
       }
     }
   }
 
+  /** Tells every contender still running to quit and waits for it (a killed one is gone). */
+  private static void quit(List<ForkedJvm> jvms) {
+    for (ForkedJvm jvm : jvms) {
+      if (jvm.process().isAlive()) {
+        jvm.send("quit");
+      }
+    }
+    jvms.forEach(ForkedJvm::close);
+  }
+
   private static Phase phase(
       String label, List<ForkedJvm> jvms, String route, Settings settings, Path dir)
       throws IOException {
+    return phase(label, jvms, route, settings, settings.phase(), dir);
+  }
+
+  private static Phase phase(
+      String label,
+      List<ForkedJvm> jvms,
+      String route,
+      Settings settings,
+      Duration length,
+      Path dir)
+      throws IOException {
     long start = System.nanoTime() + Duration.ofMillis(500).toNanos();
-    long end = start + settings.phase().toNanos();
+    long end = start + length.toNanos();
     for (ForkedJvm jvm : jvms) {
       jvm.send("run " + route + " " + settings.sectionMicros() + " " + start + " " + end);
     }
     long busy = 0;
     long unavailable = 0;
-    Duration timeout = settings.phase().plus(Duration.ofSeconds(120));
+    Duration timeout = length.plus(Duration.ofSeconds(120));
+    Map<String, Integer> modes = new TreeMap<>();
     for (ForkedJvm jvm : jvms) {
       String[] done = jvm.awaitLine("done ", timeout).split(" ");
       busy += Long.parseLong(done[2]);
       unavailable += Long.parseLong(done[3]);
+      modes.merge(done[4], 1, Integer::sum);
     }
     List<Section> all = new ArrayList<>();
     List<Section> window = new ArrayList<>();
@@ -276,7 +365,7 @@ public final class FairQueueRun {
     }
     SectionReport exclusion = SectionChecker.check(all);
     FairnessReport fairness = Fairness.report(writers, window, Section::writer, waits, busy);
-    double seconds = settings.phase().toNanos() / 1e9;
+    double seconds = length.toNanos() / 1e9;
     double meanSectionMs = window.isEmpty() ? 0 : sectionNanos / 1e6 / window.size();
     double gapMs = Percentiles.millis(fairness.handoverGap().p50());
     return new Phase(
@@ -298,37 +387,8 @@ public final class FairQueueRun {
         gapMs,
         Percentiles.millis(fairness.handoverGap().p99()),
         exclusion.count(SectionReport.Kind.OVERLAP),
-        exclusion.count(SectionReport.Kind.TOKEN_ORDER));
-  }
-
-  private static Idle idle(List<ForkedJvm> jvms, String name, DataSource admin, Settings settings)
-      throws Exception {
-    try (WriterFence holder = WriterFence.builder(admin).build()) {
-      FenceLease lease = holder.acquire(FenceRequest.of(name));
-      long counted;
-      try {
-        jvms.forEach(j -> j.send("wait"));
-        Thread.sleep(IDLE_SETTLE.toMillis());
-        long before = transactions(admin);
-        Thread.sleep(settings.idle().toMillis());
-        counted = transactions(admin) - before;
-      } finally {
-        holder.release(lease);
-      }
-      for (ForkedJvm jvm : jvms) {
-        jvm.awaitLine("won", Duration.ofSeconds(120));
-      }
-      double seconds = settings.idle().toNanos() / 1e9;
-      return new Idle(
-          jvms.size(),
-          seconds,
-          counted,
-          counted / seconds,
-          pollBoundPerSecond(
-              jvms.size(),
-              WriterFence.DEFAULT_QUEUE_POLL_INTERVAL,
-              WriterFence.DEFAULT_QUEUE_LAPSE));
-    }
+        exclusion.count(SectionReport.Kind.TOKEN_ORDER),
+        modes);
   }
 
   /**
@@ -349,18 +409,5 @@ public final class FairQueueRun {
       sum += 1e9 / Math.min(interval, slowest);
     }
     return sum;
-  }
-
-  /** Transactions committed or rolled back in the {@code postgres} database so far. */
-  private static long transactions(DataSource admin) throws SQLException {
-    try (Connection c = admin.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs =
-            st.executeQuery(
-                "SELECT xact_commit + xact_rollback FROM pg_stat_database"
-                    + " WHERE datname = 'postgres'")) {
-      rs.next();
-      return rs.getLong(1);
-    }
   }
 }

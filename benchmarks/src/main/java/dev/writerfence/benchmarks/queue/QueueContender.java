@@ -30,10 +30,12 @@ import java.util.concurrent.locks.LockSupport;
  *       every process shares) calls {@code WriterFence.run} with the default busy retry again and
  *       again, each section sleeping {@code SECTION_MICROS}; then writes its sections to {@code
  *       ROUTE-ID.tsv} in the output directory (token, entry, exit, time to win, in nanoseconds) and
- *       prints {@code done WINS BUSY UNAVAILABLE}. {@code ROUTE} is {@code direct} or {@code
- *       bouncer}.
+ *       prints {@code done WINS BUSY UNAVAILABLE MODE}, {@code MODE} being how its queued writers
+ *       were woken by then ({@link WriterFence#queueWakeUp()}: {@code notified}, {@code polled},
+ *       {@code pending}). {@code ROUTE} is {@code direct} or {@code bouncer}.
  *   <li>{@code wait}: one call whose retry budget is 10 minutes (an idle waiter while another holds
- *       the fence), then {@code won}.
+ *       the fence), then {@code won MODE ENTRY_NANOS} (its section's entry by {@link
+ *       System#nanoTime()}).
  *   <li>{@code quit}: closes the fences and ends.
  * </ul>
  */
@@ -85,7 +87,15 @@ public final class QueueContender {
                     Long.parseLong(cmd[3]),
                     Long.parseLong(cmd[4]));
             tally.write(out.resolve(cmd[1] + "-" + id + ".tsv"));
-            say("done " + tally.sections.size() + " " + tally.busy + " " + tally.unavailable);
+            say(
+                "done "
+                    + tally.sections.size()
+                    + " "
+                    + tally.busy
+                    + " "
+                    + tally.unavailable
+                    + " "
+                    + fence.queueWakeUp());
           }
           case "wait" -> {
             FenceRequest request =
@@ -95,8 +105,9 @@ public final class QueueContender {
                             .withMaxAttempts(IDLE_ATTEMPTS)
                             .withMaxWait(IDLE_BUDGET))
                     .build();
-            directFence.run(request, () -> {});
-            say("won");
+            long[] entry = new long[1];
+            directFence.run(request, () -> entry[0] = System.nanoTime());
+            say("won " + directFence.queueWakeUp() + " " + entry[0]);
           }
           default -> throw new IllegalArgumentException("unknown command '" + line + "'");
         }

@@ -8,12 +8,15 @@ import dev.writerfence.benchmarks.queue.FairQueueRun;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The fair queue's part of the report ({@link FairQueueRun}'s {@value FairQueueRun#FILE}): a table
- * of each phase and the idle load, and issue 11's targets judged on them.
+ * of each phase, the idle load and the dead heads; the targets are judged by {@link
+ * FairQueueTargets}.
  */
 final class FairQueueSection {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,7 +34,9 @@ final class FairQueueSection {
     md.append("\n### Fair queue: separate writer processes\n\n");
     if (!Files.exists(file)) {
       md.append("Not measured in this run.\n");
-      targets.add(row("fair queue (separate processes)", "issue 11", "not measured", null, ""));
+      targets.add(
+          FairQueueTargets.row(
+              "fair queue (separate processes)", "issues 11 and 27", "not measured", null, ""));
       return;
     }
     JsonNode r = JSON.readTree(file.toFile());
@@ -42,11 +47,14 @@ final class FairQueueSection {
         String.format(
             Locale.ROOT,
             "%d contender processes, each a `WriterFence` with default settings (busy budget,"
-                + " queue poll interval %s ms, lapse %d s) on a pool of 2, calling"
-                + " `WriterFence.run` on one fence name; each section sleeps %s ms. Sections are"
-                + " timed on the machine's one monotonic clock and checked by `SectionChecker`;"
-                + " fairness reckoned by test-support's `Fairness`. A hand-over gap runs from one"
-                + " process's section exit (before its release) to the next one's entry.%n%n",
+                + " queue poll interval %s ms, lapse %d s, listening on) on a pool of 2, calling"
+                + " `WriterFence.run` on one fence name; each section sleeps %s ms. After an"
+                + " unmeasured warm-up round, the phases below. Sections are timed on the"
+                + " machine's one monotonic clock and checked by `SectionChecker`; fairness"
+                + " reckoned by test-support's `Fairness`. A hand-over gap runs from one process's"
+                + " section exit (before its release) to the next one's entry. Wake-up modes: how"
+                + " each process's queued writers were woken at the end of the phase"
+                + " (`WriterFence.queueWakeUp()`).%n%n",
             n,
             fmt(poll),
             r.path("lapseSeconds").asLong(),
@@ -54,123 +62,73 @@ final class FairQueueSection {
     md.append(
         "| phase | processes | sections/s | mean section ms | won (min–max each) | Jain's"
             + " index | busy give-ups | time to win p50 / p99 ms (bound) | hand-overs | gap p50 /"
-            + " p99 ms | overlaps | token order |\n");
-    md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    JsonNode single = r.path("single");
-    JsonNode direct = r.path("direct");
-    JsonNode bouncer = r.path("bouncer");
-    for (JsonNode p : List.of(single, direct, bouncer)) {
-      if (!p.isMissingNode() && !p.isNull()) {
-        phaseRow(md, p);
-      }
+            + " p99 ms | overlaps | token order | wake-up modes |\n");
+    md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (JsonNode p : phases(r)) {
+      phaseRow(md, p);
     }
     JsonNode idle = r.path("idle");
     md.append(
         String.format(
             Locale.ROOT,
-            "%nIdle waiters: %d processes waiting while another holds the lease made %s"
-                + " transactions/s on the server (`pg_stat_database`, over %s s); the poll"
-                + " schedule allows %s/s.%n",
+            "%nIdle waiters: %d processes waiting while another holds the lease (%s s left) made"
+                + " %s statements/s on the server (%s, over %s s): %s per waiter; the head of the"
+                + " queue polled %s times (%s/s); wake-up modes %s.%n",
             idle.path("waiters").asInt(),
+            fmt(idle.path("holderLeftSeconds").asDouble(Double.NaN)),
             fmt(idle.path("perSecond").asDouble()),
+            idle.path("counter").asText("`pg_stat_database` transactions"),
             fmt(idle.path("seconds").asDouble()),
-            fmt(idle.path("boundPerSecond").asDouble())));
+            fmt(idle.path("perWaiterPerSecond").asDouble(Double.NaN)),
+            idle.path("headPolls").asText("n/a"),
+            fmt(idle.path("headPollsPerSecond").asDouble(Double.NaN)),
+            modes(idle.path("wakeUpModes"))));
+    for (JsonNode d : r.path("deadHeads")) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "%nDead head (%s): the waiter at place 1 %s while the lease was held, then the lease"
+                  + " released; the waiter behind it (%s) entered its section %s ms later.%n",
+              d.path("signal").asText(),
+              d.path("signal").asText().equals("SIGKILL") ? "killed" : "stopped",
+              d.path("nextMode").asText(),
+              fmt(d.path("delayMs").asDouble())));
+    }
+    if (r.has("queueRowsAfter")) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "%n`queue_status` rows of the run's fence after the run: %d.%n",
+              r.path("queueRowsAfter").asLong()));
+    }
+    FairQueueTargets.add(r, targets);
+  }
 
-    String at = n + " processes";
-    boolean everyWon = direct.path("everyContenderWon").asBoolean();
-    int without = 0;
-    for (JsonNode w : direct.path("winsPerContender")) {
-      if (w.asLong() == 0) {
-        without++;
+  /** The phases measured, in the order run, the missing ones left out. */
+  static List<JsonNode> phases(JsonNode r) {
+    List<JsonNode> phases = new ArrayList<>();
+    for (String key : List.of("single", "fewer", "direct", "bouncer")) {
+      JsonNode p = r.path(key);
+      if (!p.isMissingNode() && !p.isNull()) {
+        phases.add(p);
       }
     }
-    targets.add(
-        row(
-            "fair queue, " + at + ", `WriterFence.run`: every contender wins",
-            "all " + n,
-            (n - without) + " of " + n + ", busy give-ups " + direct.path("busyGiveUps").asLong(),
-            everyWon,
-            everyWon ? "" : without + " never won"));
-    double jain = direct.path("jainIndex").asDouble();
-    targets.add(
-        row(
-            "fair queue, " + at + ": Jain's index over wins",
-            "≥ 0.95",
-            String.format(Locale.ROOT, "%.3f", jain),
-            jain >= 0.95,
-            ""));
-    double p99 = direct.path("timeToWinP99Ms").asDouble();
-    double bound = direct.path("timeToWinBoundMs").asDouble();
-    targets.add(
-        row(
-            "fair queue, " + at + ": time to win p99",
-            "≤ 1.5 × (waiters ahead × (mean section + hand-over))",
-            fmt(p99) + " ms (bound " + fmt(bound) + " ms)",
-            p99 <= bound,
-            p99 <= bound
-                ? ""
-                : String.format(Locale.ROOT, "%.0f%% over", (p99 / bound - 1) * 100)));
-    double ratio =
-        direct.path("sectionsPerSecond").asDouble() / single.path("sectionsPerSecond").asDouble();
-    targets.add(
-        row(
-            "fair queue, " + at + ": critical sections/s ÷ one writer's",
-            "≥ 0.80",
-            fmt(ratio),
-            ratio >= 0.8,
-            ratio >= 0.8
-                ? ""
-                : String.format(Locale.ROOT, "%.0f%% short", (1 - ratio / 0.8) * 100)));
-    double gap = direct.path("handoverGapP50Ms").asDouble();
-    int handovers = direct.path("handovers").asInt();
-    targets.add(
-        row(
-            "fair queue: hand-over gap p50, direct connection",
-            "≤ 5 ms",
-            fmt(gap) + " ms over " + handovers + " hand-overs",
-            handovers > 0 && gap <= 5,
-            handovers > 0 ? "" : "no hand-over between processes"));
-    if (bouncer.isMissingNode() || bouncer.isNull()) {
-      targets.add(
-          row(
-              "fair queue: hand-over gap p50, behind PgBouncer",
-              "≤ poll interval + 5 ms",
-              "not measured (no pgbouncer on the PATH)",
-              null,
-              ""));
-    } else {
-      double bgap = bouncer.path("handoverGapP50Ms").asDouble();
-      int bhandovers = bouncer.path("handovers").asInt();
-      targets.add(
-          row(
-              "fair queue: hand-over gap p50, behind PgBouncer (transaction mode)",
-              "≤ poll interval + 5 ms = " + fmt(poll + 5) + " ms",
-              fmt(bgap) + " ms over " + bhandovers + " hand-overs",
-              bhandovers > 0 && bgap <= poll + 5,
-              bhandovers > 0 ? "" : "no hand-over between processes"));
+    return phases;
+  }
+
+  /**
+   * @param modes an object of mode to count, or a missing node
+   * @return {@code notified 60, pending 4}, or {@code n/a}
+   */
+  static String modes(JsonNode modes) {
+    if (!modes.isObject() || modes.isEmpty()) {
+      return "n/a";
     }
-    double rate = idle.path("perSecond").asDouble();
-    double allowed = idle.path("boundPerSecond").asDouble();
-    targets.add(
-        row(
-            "fair queue: database load of " + idle.path("waiters").asInt() + " idle waiters",
-            "reported; bounded by the poll intervals (" + fmt(allowed) + "/s)",
-            fmt(rate) + " transactions/s",
-            rate <= allowed,
-            ""));
-    int overlaps = 0;
-    int order = 0;
-    for (JsonNode p : List.of(single, direct, bouncer)) {
-      overlaps += p.path("overlaps").asInt();
-      order += p.path("tokenOrderViolations").asInt();
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<String, JsonNode> e : modes.properties()) {
+      b.append(b.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(e.getValue());
     }
-    targets.add(
-        row(
-            "fair queue: exclusion unchanged",
-            "0 overlaps, tokens rising",
-            overlaps + " overlaps, " + order + " token-order violations",
-            overlaps == 0 && order == 0,
-            ""));
+    return b.toString();
   }
 
   private static void phaseRow(StringBuilder md, JsonNode p) {
@@ -183,7 +141,8 @@ final class FairQueueSection {
     md.append(
         String.format(
             Locale.ROOT,
-            "| %s | %d | %s | %s | %d (%d–%d) | %.3f | %d | %s / %s (%s) | %d | %s / %s | %d | %d |%n",
+            "| %s | %d | %s | %s | %d (%d–%d) | %.3f | %d | %s / %s (%s) | %d | %s / %s | %d | %d |"
+                + " %s |%n",
             p.path("route").asText(),
             p.path("contenders").asInt(),
             fmt(p.path("sectionsPerSecond").asDouble()),
@@ -200,11 +159,7 @@ final class FairQueueSection {
             fmt(p.path("handoverGapP50Ms").asDouble()),
             fmt(p.path("handoverGapP99Ms").asDouble()),
             p.path("overlaps").asInt(),
-            p.path("tokenOrderViolations").asInt()));
-  }
-
-  private static String[] row(
-      String what, String goal, String measured, Boolean pass, String note) {
-    return new String[] {what, goal, measured, Targets.verdict(pass, note)};
+            p.path("tokenOrderViolations").asInt(),
+            modes(p.path("wakeUpModes"))));
   }
 }

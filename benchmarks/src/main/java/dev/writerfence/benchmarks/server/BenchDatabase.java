@@ -57,6 +57,9 @@ public final class BenchDatabase implements AutoCloseable {
             // launcher's own connections and PostgreSQL's 3 reserved for the superuser.
             .setServerConfig("max_connections", "300")
             .setServerConfig("log_min_messages", "warning")
+            // Statements counted as they run (the fair queue's idle waiters), not as each
+            // backend flushes its statistics, which may be seconds late.
+            .setServerConfig("shared_preload_libraries", "pg_stat_statements")
             .setOutputRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .setErrorRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()));
     if (durable) {

@@ -29,4 +29,11 @@ class FairQueueRunTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("each at least 1 s");
   }
+
+  @Test
+  void fewerContendersAreSixteenOfSixtyFourAndHalfOfAFew() {
+    assertThat(new FairQueueRun.Settings(64, 5, 5, 10_000).fewer()).isEqualTo(16);
+    assertThat(new FairQueueRun.Settings(8, 2, 2, 10_000).fewer()).isEqualTo(4);
+    assertThat(new FairQueueRun.Settings(2, 2, 2, 10_000).fewer()).isEqualTo(2);
+  }
 }
