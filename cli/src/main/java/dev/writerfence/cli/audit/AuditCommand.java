@@ -89,7 +89,7 @@ public final class AuditCommand implements Callable<Integer> {
 
   @Option(
       names = "--format",
-      paramLabel = "FORMAT",
+      paramLabel = "KIND",
       description =
           "how the writer map is printed: text (the default: a table per bucket), mermaid (a"
               + " flowchart: buckets, fence names, writers coloured by status) or html (a page"
