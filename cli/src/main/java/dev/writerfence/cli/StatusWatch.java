@@ -134,7 +134,11 @@ final class StatusWatch {
           failed = false;
         } catch (Exception e) {
           failed = true;
-          err.println("writer-fence status: " + e.getMessage() + "; trying again in " + seconds());
+          err.println(
+              "writer-fence status: "
+                  + WriterFenceCli.describe(e)
+                  + "; trying again in "
+                  + seconds());
           err.flush();
         }
         out.flush();
