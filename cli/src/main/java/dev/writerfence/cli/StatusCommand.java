@@ -38,7 +38,8 @@ import picocli.CommandLine.Spec;
  * queue of waiters (the {@code queue_status} view of contract version 2): live tickets in turn
  * order, then lapsed tickets not yet cleared, marked {@code lapsed}. Both are read through the
  * lease store ({@link PgLeaseStore#statusAllClocked()}, {@link PgLeaseStore#queueAllClocked()}),
- * each with the database clock its ages are measured against.
+ * each with the database clock its ages are measured against. With {@code --watch} it prints them
+ * again every few seconds ({@link StatusWatch}).
  */
 @Command(
     name = "status",
@@ -64,10 +65,47 @@ public final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print one JSON object instead of the table")
   boolean json;
 
+  @Option(
+      names = "--watch",
+      arity = "0..1",
+      paramLabel = "SECONDS",
+      fallbackValue = "2",
+      description = {
+        "refresh every SECONDS (default 2; 0.1 to 3600) until Ctrl-C. On a terminal each refresh"
+            + " replaces the last on a cleared screen; to a file or a pipe the refreshes follow"
+            + " each other, each under a heading line (with --json: one JSON object per line). A"
+            + " refresh that cannot read the database is reported on stderr and tried again."
+      })
+  Double watch;
+
+  /** Stops {@code --watch} after this many refreshes; for tests and scripts. */
+  @Option(names = "--count", hidden = true, paramLabel = "N", defaultValue = "0")
+  long count;
+
   @Override
   public Integer call() throws Exception {
     db.validate();
     PgLeaseStore store = new PgLeaseStore(db.dataSource(), db.schema(), QUERY_TIMEOUT);
+    if (watch == null) {
+      if (count != 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--count " + count + " is not allowed without --watch");
+      }
+      print(store, spec.commandLine().getOut());
+      return 0;
+    }
+    StatusWatch watching;
+    try {
+      watching = new StatusWatch(watch, count, StatusWatch.stdoutIsTerminal(), json);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    return watching.run(
+        spec.commandLine().getOut(), spec.commandLine().getErr(), out -> print(store, out));
+  }
+
+  /** One block: the table and the queues, or one JSON object. */
+  private void print(PgLeaseStore store, PrintWriter out) throws Exception {
     Snapshot snapshot;
     Optional<List<Waiter>> queue;
     try {
@@ -91,7 +129,6 @@ public final class StatusCommand implements Callable<Integer> {
     snapshot.rows().forEach(r -> rows.put(r.status().fenceName(), r));
     Set<String> fenceNames = new TreeSet<>(rows.keySet());
     fenceNames.addAll(queues.keySet());
-    PrintWriter out = spec.commandLine().getOut();
     if (json) {
       ObjectMapper mapper = new ObjectMapper();
       ObjectNode root = mapper.createObjectNode();
@@ -187,7 +224,6 @@ public final class StatusCommand implements Callable<Integer> {
       }
     }
     out.flush();
-    return 0;
   }
 
   /** One fence's queue: a heading, then its tickets in turn order, lapsed ones last. */

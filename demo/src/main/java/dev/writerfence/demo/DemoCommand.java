@@ -3,6 +3,7 @@ package dev.writerfence.demo;
 import dev.writerfence.cli.DatabaseOptions;
 import dev.writerfence.internal.FenceArguments;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -108,6 +109,16 @@ public final class DemoCommand implements Callable<Integer> {
   int keys;
 
   @Option(
+      names = "--map-file",
+      paramLabel = "FILE",
+      defaultValue = "writer-fence-demo-map.html",
+      description =
+          "where the picture of the bucket's writer map goes, replaced on each run: FILE.html, a"
+              + " page with the diagram and the table (readable offline), or FILE.mmd, the Mermaid"
+              + " text (default: ${DEFAULT-VALUE}, in the working directory)")
+  Path mapFile;
+
+  @Option(
       names = "--fence",
       paramLabel = "NAME",
       defaultValue = CorpusWriter.DEFAULT_FENCE_NAME,
@@ -182,10 +193,14 @@ public final class DemoCommand implements Callable<Integer> {
       DemoOutcome outcome =
           DemoOutcome.of(results, check, legacyResult, writerMap, folder, run.seconds());
       ok = outcome.ok();
+      writerMap.writePicture(mapFile);
+      Path picture = mapFile.toAbsolutePath();
       if (json) {
         out.println(Json.MAPPER.writeValueAsString(JsonSummary.of(outcome, workload, environment)));
+        // stdout is the JSON alone
+        spec.commandLine().getErr().println(TextSummary.pictureLine(picture));
       } else {
-        TextSummary.print(out, outcome);
+        TextSummary.print(out, outcome, picture);
       }
       out.flush();
       return ok ? 0 : 1;
@@ -202,6 +217,11 @@ public final class DemoCommand implements Callable<Integer> {
 
   private void validate() {
     db.validate();
+    try {
+      DemoWriterMap.pictureFormat(mapFile);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
     range("--writers", writers, 1, 12, "writer processes");
     range("--threads", threads, 1, 32, "threads per writer");
     range("--seconds", seconds, 1, 3600, "seconds");

@@ -2,7 +2,10 @@ package dev.writerfence.demo;
 
 import dev.writerfence.cli.audit.AuditReportFile;
 import dev.writerfence.cli.audit.WriterMap;
+import dev.writerfence.cli.audit.WriterMapPicture;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,6 +80,44 @@ record DemoWriterMap(String bucket, WriterMap map, List<String> failures) {
       }
     }
     return new DemoWriterMap(bucket, map, List.copyOf(failures));
+  }
+
+  /**
+   * Writes the map's picture ({@link WriterMapPicture}), replacing the file.
+   *
+   * @param file a {@code .html} file for the page, a {@code .mmd} one for the Mermaid text
+   * @throws IOException when it cannot be written
+   * @throws IllegalArgumentException when its name ends otherwise
+   */
+  void writePicture(Path file) throws IOException {
+    String format = pictureFormat(file);
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    try (PrintWriter out =
+        new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8), false)) {
+      new WriterMapPicture(map).write(format, out);
+    }
+  }
+
+  /**
+   * @param file where the picture goes
+   * @return {@code html} or {@code mermaid}, from its name
+   * @throws IllegalArgumentException when the name ends neither in {@code .html} nor {@code .mmd}
+   */
+  static String pictureFormat(Path file) {
+    String name = file.getFileName() == null ? "" : file.getFileName().toString();
+    if (name.endsWith(".html")) {
+      return "html";
+    }
+    if (name.endsWith(".mmd")) {
+      return "mermaid";
+    }
+    throw new IllegalArgumentException(
+        "--map-file '"
+            + file
+            + "' is not allowed: a name ending in .html (a page) or .mmd (Mermaid text)");
   }
 
   /**

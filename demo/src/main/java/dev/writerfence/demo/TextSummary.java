@@ -5,6 +5,7 @@ import dev.writerfence.cli.audit.UnfencedWriteTable;
 import dev.writerfence.testing.FairnessReport;
 import dev.writerfence.testing.Percentiles;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
@@ -13,7 +14,8 @@ import java.util.Locale;
  * totals, a legend that says what busy, Jain's index and the times mean, the count of each kind of
  * violation, the fairness of the run and the hand-over mode beside them, the legacy writer's
  * unfenced writes, the first violations and failures, one line that starts {@code OK:} or {@code
- * FAILED:}, and last the writer acquisition map of the bucket ({@link DemoWriterMap}).
+ * FAILED:}, and last the writer acquisition map of the bucket ({@link DemoWriterMap}), naming the
+ * file that holds its picture.
  */
 final class TextSummary {
   /**
@@ -41,8 +43,9 @@ final class TextSummary {
   /**
    * @param out where to print it
    * @param outcome how the run ended
+   * @param picture the file holding the picture of the writer map, named above the map
    */
-  static void print(PrintWriter out, DemoOutcome outcome) {
+  static void print(PrintWriter out, DemoOutcome outcome, Path picture) {
     CheckReport check = outcome.check();
     WriterTotals totals = outcome.totals();
     out.println();
@@ -83,16 +86,25 @@ final class TextSummary {
           outcome.failures().size(),
           outcome.totalSeconds());
     }
-    writerMap(out, outcome.writerMap());
+    writerMap(out, outcome.writerMap(), picture);
+  }
+
+  /**
+   * @param picture the file holding the picture of the writer map
+   * @return the line that names it
+   */
+  static String pictureLine(Path picture) {
+    return "writer map picture (open it in a browser): " + picture;
   }
 
   /** Last: every writer of the bucket, as {@code writer-fence audit --map} prints it. */
-  private static void writerMap(PrintWriter out, DemoWriterMap writerMap) {
+  private static void writerMap(PrintWriter out, DemoWriterMap writerMap, Path picture) {
     out.println();
     out.printf(
         "writer acquisition map of bucket %s (every writer process ran with the agent in audit"
             + " log mode, audit.map on):%n",
         writerMap.bucket());
+    out.println(pictureLine(picture));
     writerMap.map().print(out);
   }
 

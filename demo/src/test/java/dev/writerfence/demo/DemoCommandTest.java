@@ -1,20 +1,26 @@
 package dev.writerfence.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.writerfence.cli.Cli;
+import dev.writerfence.cli.audit.MermaidFlowchart;
 import dev.writerfence.testing.EmbeddedDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jsoup.Jsoup;
+import org.jsoup.nodes.Document;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The demo for real: embedded PostgreSQL, S3Proxy and three writer JVMs forked from this one (the
@@ -22,6 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 class DemoCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir static Path maps;
 
   @Test
   void demoWithThreeWriterProcessesFindsNoViolation() throws Exception {
@@ -87,6 +95,10 @@ class DemoCommandTest {
     assertThat(summary.get("fence_name").asText()).isEqualTo("corpus");
     assertThat(summary.get("unfenced_writes").asLong()).isEqualTo(1); // the legacy writer's only
     assertWriterMapListsEachWriterFenced(summary, "corpus");
+    Matcher picture =
+        Pattern.compile("writer map picture \\(open it in a browser\\): (\\S+)").matcher(run.err());
+    assertThat(picture.find()).as(run.err()).isTrue();
+    assertPictureShowsEachWriterFenced(Path.of(picture.group(1)), summary);
     assertThat(run.err())
         .contains("each writes for 8 s once started, fence 'corpus'")
         .containsPattern("\\[ *[0-9.]+ s\\] finished sections +[0-9]+  holder: ");
@@ -256,6 +268,7 @@ class DemoCommandTest {
     String mapHeader = "writer acquisition map of bucket " + DemoEnvironment.BUCKET;
     assertThat(out.indexOf(mapHeader)).isGreaterThan(out.indexOf("OK: "));
     String map = out.substring(out.indexOf(mapHeader));
+    assertThat(map).containsPattern("writer map picture \\(open it in a browser\\): \\S+\\.html");
     assertThat(map)
         .contains(
             "bucket "
@@ -345,7 +358,43 @@ class DemoCommandTest {
         .containsExactly("write-back", "upload", "pull_sync", "write-back-2", "upload-2");
   }
 
+  /** A demo run writes its map's picture among this test's files, not the working directory. */
   private static Cli.Run run(String... args) {
-    return Cli.runOn(DemoCli.commandLine(), args);
+    List<String> all = new ArrayList<>(List.of(args));
+    if (all.get(0).equals("demo") && !all.contains("--map-file")) {
+      all.add("--map-file");
+      all.add(maps.resolve("writer-map-" + UUID.randomUUID() + ".html").toString());
+    }
+    return Cli.runOn(DemoCli.commandLine(), all.toArray(String[]::new));
+  }
+
+  /**
+   * The picture of the map, written beside the summary: the flowchart has the bucket, the run's
+   * fence name and one writer per process, each fenced and holding that name; the page's table has
+   * the same writers.
+   */
+  private static void assertPictureShowsEachWriterFenced(Path picture, JsonNode summary)
+      throws Exception {
+    Document page = Jsoup.parse(picture.toFile(), "UTF-8");
+    MermaidFlowchart chart = MermaidFlowchart.parse(page.selectFirst("pre.mermaid").wholeText());
+    assertThat(chart.subgraphs()).containsExactly(entry("s0", "bucket " + DemoEnvironment.BUCKET));
+    assertThat(chart.textOf("b0")).isEqualTo(DemoEnvironment.BUCKET);
+    assertThat(chart.textOf("f0_0")).isEqualTo("fence " + summary.get("fence_name").asText());
+    List<String> labels = new ArrayList<>();
+    summary.get("per_writer").forEach(w -> labels.add(w.get("writer").asText()));
+    List<String> writers =
+        chart.nodes().keySet().stream().filter(id -> id.startsWith("w")).toList();
+    assertThat(writers).hasSameSizeAs(labels);
+    for (String id : writers) {
+      assertThat(chart.classes()).containsEntry(id, "fenced");
+      assertThat(chart.edges()).contains(id + " -->|holds| f0_0");
+      assertThat(chart.textOf(id)).contains(CorpusWriter.class.getName() + ".");
+    }
+    for (String label : labels) {
+      assertThat(writers).anySatisfy(id -> assertThat(chart.textOf(id)).startsWith(label + "@"));
+    }
+    assertThat(page.select("table.writer-map tbody tr"))
+        .hasSameSizeAs(labels)
+        .allSatisfy(row -> assertThat(row.className()).isEqualTo("fenced"));
   }
 }

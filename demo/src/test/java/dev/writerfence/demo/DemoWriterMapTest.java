@@ -1,10 +1,12 @@
 package dev.writerfence.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.writerfence.cli.audit.MermaidFlowchart;
 import dev.writerfence.cli.audit.WriterMap;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,6 +72,25 @@ class DemoWriterMapTest {
         .anySatisfy(f -> assertThat(f).contains("lacks writer pull_sync, which wrote 4 objects"))
         .anySatisfy(f -> assertThat(f).contains("writer write-back-2 left no audit report at "))
         .hasSize(5);
+  }
+
+  @Test
+  void thePictureIsMermaidTextForMmdAndOnlyHtmlOrMmdAreAllowed() throws Exception {
+    RunFolder folder = new RunFolder(dir);
+    report(folder, "upload", fenced(BUCKET, "corpus", "upload@h:2", 8), unfenced(BUCKET));
+    DemoWriterMap map = DemoWriterMap.read(List.of(wrote("upload", 8)), folder, BUCKET, "corpus");
+    Path file = dir.resolve("maps").resolve("map.mmd");
+
+    map.writePicture(file);
+
+    MermaidFlowchart chart = MermaidFlowchart.parse(Files.readString(file));
+    assertThat(chart.classes()).containsValues("fenced", "unfenced");
+    assertThat(chart.edges()).hasSize(3); // fence -> bucket, writer -> fence, writer -.-> bucket
+    assertThatThrownBy(() -> DemoWriterMap.pictureFormat(Path.of("map.svg")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--map-file 'map.svg' is not allowed: a name ending in .html (a page) or .mmd (Mermaid"
+                + " text)");
   }
 
   private static WriterResult wrote(String label, int objects) {

@@ -44,7 +44,15 @@ class FairQueueCasesTest {
 
   /** The demo with its defaults (3 writer processes x 4 threads), for 10 s. */
   private static JsonNode demo() throws Exception {
-    Cli.Run run = Cli.runOn(DemoCli.commandLine(), "demo", "--json", "--seconds", "10");
+    Cli.Run run =
+        Cli.runOn(
+            DemoCli.commandLine(),
+            "demo",
+            "--json",
+            "--seconds",
+            "10",
+            "--map-file",
+            "target/fair-queue-writer-map.html");
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     JsonNode summary = JSON.readTree(run.out());
     assertThat(summary.get("writers").asInt()).isEqualTo(3);

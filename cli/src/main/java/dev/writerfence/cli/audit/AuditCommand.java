@@ -16,13 +16,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code writer-fence audit [--report FILE.json|DIR] [--enforce] [--map] [--fail-on S] --
- * COMMAND...}: runs a Java command with the agent attached in audit mode ({@link AgentAttachment}),
- * each JVM it starts writing its own report ({@link AuditReports#PER_JVM}), waits for it, then
- * judges all the reports together: the unfenced writes as a table ({@link UnfencedWriteTable}), the
- * writer map ({@link WriterMap}). {@code --report} keeps them, in a directory or combined into one
- * file ({@link ReportTarget}). Without a command, {@code --report FILE|DIR...} judges reports
- * written before.
+ * {@code writer-fence audit [--report FILE.json|DIR] [--enforce] [--map] [--format F] [--fail-on S]
+ * -- COMMAND...}: runs a Java command with the agent attached in audit mode ({@link
+ * AgentAttachment}), each JVM it starts writing its own report ({@link AuditReports#PER_JVM}),
+ * waits for it, then judges all the reports together: the unfenced writes as a table ({@link
+ * UnfencedWriteTable}), the writer map ({@link WriterMap}), as a table or a picture ({@link
+ * WriterMapPicture}). {@code --report} keeps them, in a directory or combined into one file ({@link
+ * ReportTarget}). Without a command, {@code --report FILE|DIR...} judges reports written before.
  */
 @Command(
     name = "audit",
@@ -88,6 +88,17 @@ public final class AuditCommand implements Callable<Integer> {
   boolean map;
 
   @Option(
+      names = "--format",
+      paramLabel = "KIND",
+      description =
+          "how the writer map is printed: text (the default: a table per bucket), mermaid (a"
+              + " flowchart: buckets, fence names, writers coloured by status) or html (a page"
+              + " with that flowchart and the table; no fetch needed to read it). mermaid and"
+              + " html imply --map and print the picture alone on stdout, so it can be"
+              + " redirected to a file; the summary and the unfenced writes go to stderr")
+  String format = "text";
+
+  @Option(
       names = "--fail-on",
       split = ",",
       paramLabel = "STATUS",
@@ -105,6 +116,9 @@ public final class AuditCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<WriterMap.Status> failing = failing();
+    if (!format.equals("text") && !WriterMapPicture.FORMATS.contains(format)) {
+      throw bad("--format '" + format + "' is not allowed: text, mermaid or html");
+    }
     if (command.isEmpty()) {
       return judgeOnly(failing);
     }
@@ -131,7 +145,7 @@ public final class AuditCommand implements Callable<Integer> {
               agentJar,
               enforce ? "enforce" : "log",
               directory.resolve(AuditReports.PER_JVM),
-              map || !failOn.isEmpty());
+              mapped());
       ProcessBuilder child = new ProcessBuilder().inheritIO();
       try {
         child.command(attachment.attach(command, child.environment()));
@@ -183,6 +197,11 @@ public final class AuditCommand implements Callable<Integer> {
       throw bad(e.getMessage());
     }
     return outcome(null, AuditReports.read(files), failing, files);
+  }
+
+  /** Whether fenced writes are recorded and the map printed: asked for, or implied. */
+  private boolean mapped() {
+    return map || !failOn.isEmpty() || !format.equals("text");
   }
 
   private List<WriterMap.Status> failing() {
@@ -243,7 +262,9 @@ public final class AuditCommand implements Callable<Integer> {
    */
   private int outcome(
       Integer status, AuditReports audit, List<WriterMap.Status> failing, List<Path> kept) {
-    PrintWriter out = spec.commandLine().getOut();
+    boolean picture = !format.equals("text");
+    // A picture is stdout's only content, so that it can be redirected into its file.
+    PrintWriter out = picture ? spec.commandLine().getErr() : spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     WriterMap writers = audit.map();
     List<WriterMap.Status> found = failing.stream().filter(writers::has).toList();
@@ -260,7 +281,9 @@ public final class AuditCommand implements Callable<Integer> {
     for (String method : audit.annotatedNotFenced()) {
       out.println("annotated but not fenced: @WriterFenced " + method);
     }
-    if (map || !failOn.isEmpty()) {
+    if (picture) {
+      new WriterMapPicture(writers).write(format, spec.commandLine().getOut());
+    } else if (mapped()) {
       out.println();
       writers.print(out);
     }

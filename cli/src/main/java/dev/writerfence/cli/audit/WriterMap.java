@@ -271,35 +271,50 @@ public final class WriterMap {
           out.println();
           out.println("bucket " + bucket + ": " + verdict(list));
           TextTable table =
-              new TextTable(
-                      "status",
-                      "fence",
-                      "holder",
-                      "client",
-                      "call site",
-                      "fenced by",
-                      "via",
-                      "operations",
-                      "writes",
-                      "keys",
-                      "note")
-                  .alignRight(8);
+              new TextTable(COLUMNS.toArray(String[]::new)).alignRight(COLUMNS.indexOf("writes"));
           for (Writer w : list) {
-            table.row(
-                w.status().label(),
-                w.fenceName() == null ? "-" : w.fenceName(),
-                w.holderLabel() == null ? "-" : w.holderLabel(),
-                w.client(),
-                w.callSite(),
-                w.fencedBy() == null ? "-" : w.fencedBy(),
-                w.libraryCall() == null ? "-" : w.libraryCall(),
-                String.join(",", w.operations()),
-                w.count(),
-                UnfencedWriteTable.keySample(w.keys(), w.moreKeys()),
-                w.note() == null ? "-" : w.note());
+            table.row(cells(w).toArray());
           }
           table.print(out);
         });
+  }
+
+  /** The columns of a writer's row, as the map prints them; {@link #cells} fills them. */
+  static final List<String> COLUMNS =
+      List.of(
+          "status",
+          "fence",
+          "holder",
+          "client",
+          "call site",
+          "fenced by",
+          "via",
+          "operations",
+          "writes",
+          "keys",
+          "note");
+
+  /**
+   * @param w a writer
+   * @return its row, one cell per {@link #COLUMNS} entry, {@code -} for what it has not
+   */
+  static List<String> cells(Writer w) {
+    return List.of(
+        w.status().label(),
+        dash(w.fenceName()),
+        dash(w.holderLabel()),
+        w.client(),
+        w.callSite(),
+        dash(w.fencedBy()),
+        dash(w.libraryCall()),
+        String.join(",", w.operations()),
+        Long.toString(w.count()),
+        UnfencedWriteTable.keySample(w.keys(), w.moreKeys()),
+        dash(w.note()));
+  }
+
+  private static String dash(String value) {
+    return value == null ? "-" : value;
   }
 
   private static String verdict(List<Writer> writers) {
