@@ -1,5 +1,6 @@
 package dev.writerfence.agent;
 
+import dev.writerfence.agent.propagation.PropagationFeature;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
@@ -39,6 +40,29 @@ final class AgentTransformations {
             (AgentBuilder.TransformerDecorator)
                 transformer -> new FailingClosed(transformer, failClosed))
         .installOn(instrumentation);
+  }
+
+  /**
+   * Installs one feature whose classes are all loaded already (the JDK's executors, for carrying
+   * holds), when the first hold of the JVM is recorded: only the classes it names are
+   * retransformed, not every loaded class swept. Never throws: a failure is one line on standard
+   * error, and holds are then not carried (an audit in enforce mode refuses the handed-off writes).
+   *
+   * @param feature the feature, {@link AgentFeature#prepare prepared}
+   * @param settings the agent's settings
+   * @param instrumentation the JVM's instrumentation
+   */
+  static void installAtFirstHold(
+      AgentFeature feature, AgentSettings settings, Instrumentation instrumentation) {
+    try {
+      feature
+          .install(baseBuilder(), settings, instrumentation)
+          .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+          .redefineOnly(PropagationFeature.loadedTargets())
+          .installOn(instrumentation);
+    } catch (RuntimeException | LinkageError e) {
+      AgentLog.info("cannot carry holds to handed-off tasks: " + e);
+    }
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.writerfence.agent;
 
+import dev.writerfence.agent.propagation.PropagationFeature;
+import dev.writerfence.bootstrap.HeldFenceStack;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,9 +106,16 @@ public final class WriterFenceAgent {
     }
     Prefilter prefilter = Prefilter.none();
     Prefilter failClosed = Prefilter.none();
+    Prefilter untilFirstHold = Prefilter.none();
+    AgentFeature propagation = null;
     try {
       for (AgentFeature feature : enabled) {
         Prefilter p = feature.prepare(settings, instrumentation);
+        if (feature instanceof PropagationFeature) {
+          propagation = feature;
+          untilFirstHold = p;
+          continue;
+        }
         prefilter = prefilter.or(p);
         if (feature.failsClosed()) {
           failClosed = failClosed.or(p);
@@ -114,6 +123,19 @@ public final class WriterFenceAgent {
       }
     } catch (AgentConfigurationException e) {
       throw refuse(e, attached);
+    }
+    if (propagation != null) {
+      if (attached || prefilter.needsByteBuddyAtStart()) {
+        // Byte Buddy is built at start anyway: the JDK's executors are retransformed with the rest.
+        prefilter = prefilter.or(untilFirstHold);
+      } else {
+        // Nothing can be carried before something is held: the JDK's executors are instrumented
+        // when the first hold of this JVM is recorded, not at start (ADR 44's cost, deferred).
+        enabled.remove(propagation);
+        AgentFeature carrier = propagation;
+        HeldFenceStack.beforeFirstHold(
+            () -> AgentTransformations.installAtFirstHold(carrier, settings, instrumentation));
+      }
     }
     if (attached || prefilter.needsByteBuddyAtStart()) {
       // Classes loaded before (all of them after attach; the JDK's own for the file audit) are

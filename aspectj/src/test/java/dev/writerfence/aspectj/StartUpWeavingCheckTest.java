@@ -30,6 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StartUpWeavingCheckTest {
   private static final String MAIN = "org.example.unwoven.UploadMain";
+  private static final String PROPERTY_ROUTE = "org.example.unwoven.PropertyRouteMain";
+  private static final String DECLARED_BUT_MISSING =
+      "an aop.xml declares dev.writerfence.aspectj.WriterFencedAspect, but its class cannot be"
+          + " loaded: writer-fence-aspectj is not on the class path";
+  private static final String DECLARING_AOP_XML =
+      "<aspectj><aspects><aspect name=\"dev.writerfence.aspectj.WriterFencedAspect\"/></aspects>"
+          + "</aspectj>";
   private static final String METHOD = "org.example.unwoven.Uploader#upload(java.lang.String)";
   private static final String NOT_DECLARED =
       "no aop.xml it reads declares dev.writerfence.aspectj.WriterFencedAspect";
@@ -172,6 +179,46 @@ class StartUpWeavingCheckTest {
     assertThat(run.stderr()).contains("weaving.check 'loud' is not allowed: fail, warn or off");
   }
 
+  @Test
+  void anAopXmlDeclaringTheAspectWhoseJarIsMissingIsRefusedAtSet() throws Exception {
+    Path declaring = extraClassPathEntry("declaring-aop", "META-INF/aop.xml", DECLARING_AOP_XML);
+
+    Run run = run(false, List.of(), declaring);
+
+    assertThat(run.exit()).as(run.toString()).isEqualTo(3);
+    assertThat(run.stdout()).containsExactly("REFUSED");
+    assertThat(run.stderr()).contains(DECLARED_BUT_MISSING).doesNotContain(NOT_DECLARED);
+  }
+
+  @Test
+  void theSystemPropertyRouteNamesTheMissingAspectAtItsStartUpCall() throws Exception {
+    Path declaring = extraClassPathEntry("declaring-aop-d", "META-INF/aop.xml", DECLARING_AOP_XML);
+
+    Run run = runMain(PROPERTY_ROUTE, false, propertyRoute(), declaring);
+
+    assertThat(run.exit()).as(run.toString()).isEqualTo(3);
+    assertThat(run.stdout()).containsExactly("REFUSED");
+    assertThat(run.stderr())
+        .contains(DECLARED_BUT_MISSING)
+        .contains("@WriterFenced " + METHOD + " would run unfenced");
+  }
+
+  @Test
+  void theSystemPropertyRouteWithTheAspectPassesAndRunsFenced() throws Exception {
+    Run run = runMain(PROPERTY_ROUTE, true, propertyRoute());
+
+    assertThat(run.exit()).as(run.toString()).isZero();
+    assertThat(run.stdout()).containsExactly("CHECKED", "RESULT held=true");
+    assertThat(run.stderr()).doesNotContain("would run unfenced");
+  }
+
+  /** The fence from system properties, as the aspect's {@code ProcessFence.get} builds it. */
+  private static List<String> propertyRoute() {
+    return List.of(
+        "-Dwriter-fence.datasource.url=" + EmbeddedDatabase.get().jdbcUrl(),
+        "-Dwriter-fence.datasource.username=postgres");
+  }
+
   /** What the fixture printed and how it ended. */
   private record Run(int exit, List<String> stdout, String stderr) {}
 
@@ -186,6 +233,12 @@ class StartUpWeavingCheckTest {
    */
   private static Run run(boolean withAspect, List<String> options, Path... before)
       throws Exception {
+    return runMain(MAIN, withAspect, options, before);
+  }
+
+  /** As {@link #run}, with another main class of the fixture; its arguments as {@link #run}'s. */
+  private static Run runMain(String main, boolean withAspect, List<String> options, Path... before)
+      throws Exception {
     List<String> jvm = new ArrayList<>(ForkedJvm.DEFAULT_JVM_OPTIONS);
     jvm.add("-javaagent:" + weaver);
     jvm.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
@@ -197,16 +250,17 @@ class StartUpWeavingCheckTest {
                 Arrays.stream(testClassPath().split(File.pathSeparator))
                     .filter(e -> withAspect || !isThisModulesJar(e)))
             .collect(Collectors.joining(File.pathSeparator));
-    try (ForkedJvm app =
-        ForkedJvm.start(
-            jvm,
-            classPath,
-            MAIN,
-            EmbeddedDatabase.get().jdbcUrl(),
-            TestFence.uniqueId("c37-startup"))) {
+    try (ForkedJvm app = ForkedJvm.start(jvm, classPath, main, arguments(main))) {
       int exit = app.awaitExit(Duration.ofMinutes(2));
       return new Run(exit, app.output(), app.stderr());
     }
+  }
+
+  private static String[] arguments(String main) {
+    String bucket = TestFence.uniqueId("c37-startup");
+    return main.equals(MAIN)
+        ? new String[] {EmbeddedDatabase.get().jdbcUrl(), bucket}
+        : new String[] {bucket};
   }
 
   /** A class-path directory of its own holding one resource. */

@@ -1,5 +1,7 @@
 package dev.writerfence.bootstrap;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -16,6 +18,13 @@ import java.util.Set;
  * cheap: no prefixes, a read-only open, or a path outside every prefix returns after a few string
  * compares, without allocation for absolute paths. Every {@code enter...} method returns whether it
  * entered the gate; the advice passes that to {@link #exit(boolean)}.
+ *
+ * <p>With links resolved (the agent's enforce mode), a path outside every prefix as text is
+ * compared once more by its real path: its nearest existing ancestor (the path itself when it
+ * exists) resolved with {@code toRealPath}, the rest appended, so a directory or file link from
+ * outside into an audited folder is caught. That costs a few system calls per write outside the
+ * prefixes; the prefixes themselves are resolved once, by the caller. Not resolved: a dangling link
+ * (its target does not exist yet), which the nearest existing ancestor skips.
  *
  * <p>Never audited: paths under the excluded prefixes (the agent's own report and its temporary
  * files), and writes made while the thread is already inside an audited write (the gate's nesting,
@@ -35,6 +44,7 @@ public final class FileWriteGate {
   private static volatile String[] prefixes;
   private static volatile String[] excluded = new String[0];
   private static volatile String workingDirectory;
+  private static volatile boolean resolveLinks;
 
   private FileWriteGate() {}
 
@@ -49,6 +59,22 @@ public final class FileWriteGate {
    * @param cwd the absolute working directory that relative paths are resolved against
    */
   public static void configure(String[] auditedPrefixes, String[] excludedPrefixes, String cwd) {
+    configure(auditedPrefixes, excludedPrefixes, cwd, false);
+  }
+
+  /**
+   * As {@link #configure(String[], String[], String)}, choosing whether a path outside every prefix
+   * as text is compared again by its real path (links resolved).
+   *
+   * @param auditedPrefixes absolute, normalized paths without a trailing separator; with {@code
+   *     links} give each root's real path too (resolved once, here it is not)
+   * @param excludedPrefixes as in the three-argument form; may be {@code null}
+   * @param cwd the absolute working directory
+   * @param links {@code true} to resolve the written path's links when its text matches no prefix
+   */
+  public static void configure(
+      String[] auditedPrefixes, String[] excludedPrefixes, String cwd, boolean links) {
+    resolveLinks = links;
     workingDirectory = cwd;
     excluded = excludedPrefixes == null ? new String[0] : excludedPrefixes.clone();
     prefixes =
@@ -179,6 +205,15 @@ public final class FileWriteGate {
       // "..", "." and doubled separators would defeat a prefix compare either way.
       absolute = Path.of(absolute).normalize().toString();
     }
+    String match = underPrefix(current, absolute);
+    if (match != null || !resolveLinks || AuditGate.nested()) {
+      return match;
+    }
+    String real = realPath(absolute);
+    return real == null || real.equals(absolute) ? null : underPrefix(current, real);
+  }
+
+  private static String underPrefix(String[] current, String absolute) {
     for (String prefix : current) {
       if (absolute.startsWith(prefix)
           && (absolute.length() == prefix.length() || absolute.charAt(prefix.length()) == '/')) {
@@ -186,6 +221,30 @@ public final class FileWriteGate {
       }
     }
     return null;
+  }
+
+  /**
+   * @param absolute an absolute, normalized path
+   * @return its real path: the nearest existing ancestor (or itself) with links resolved, and the
+   *     part that does not exist yet appended; {@code null} when it cannot be resolved
+   */
+  static String realPath(String absolute) {
+    AuditGate.suspend(); // the look-ups are the agent's own, never judged
+    try {
+      Path path = Path.of(absolute);
+      Path existing = path;
+      while (existing != null && !Files.exists(existing)) {
+        existing = existing.getParent();
+      }
+      if (existing == null) {
+        return null;
+      }
+      return existing.toRealPath().resolve(existing.relativize(path)).normalize().toString();
+    } catch (IOException | RuntimeException e) {
+      return null; // gone meanwhile, or not readable: judged by its text alone
+    } finally {
+      AuditGate.exit();
+    }
   }
 
   /**

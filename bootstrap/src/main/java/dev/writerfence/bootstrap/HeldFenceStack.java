@@ -34,6 +34,38 @@ public final class HeldFenceStack {
   /** Unset on a thread that holds nothing, so asking costs one thread-local read, no allocation. */
   private static final ThreadLocal<Deque<Entry>> STACK = new ThreadLocal<>();
 
+  private static final Object FIRST_HOLD_LOCK = new Object();
+  private static volatile Runnable firstHold;
+  private static Thread runningFirstHold; // guarded by FIRST_HOLD_LOCK
+
+  /**
+   * Sets work to run once, on the thread recording the first hold of this JVM, before that hold is
+   * recorded: the agent defers there what only matters once something is held (carrying holds to
+   * handed-off tasks). Threads recording a hold meanwhile wait until it has run. The action must
+   * not throw; a hold recorded by the action's own thread while it runs does not run it again.
+   *
+   * @param action the work, or {@code null} to clear it
+   */
+  public static void beforeFirstHold(Runnable action) {
+    firstHold = action;
+  }
+
+  private static void runFirstHold() {
+    synchronized (FIRST_HOLD_LOCK) {
+      Runnable action = firstHold;
+      if (action == null || runningFirstHold == Thread.currentThread()) {
+        return;
+      }
+      runningFirstHold = Thread.currentThread();
+      try {
+        action.run();
+      } finally {
+        firstHold = null;
+        runningFirstHold = null;
+      }
+    }
+  }
+
   private HeldFenceStack() {}
 
   /** One hold, as the copy of core that pushed it describes it. Times are the database's clock. */
@@ -150,6 +182,9 @@ public final class HeldFenceStack {
   public static void push(Entry entry) {
     if (entry == null) {
       throw new NullPointerException("entry is required");
+    }
+    if (firstHold != null) {
+      runFirstHold();
     }
     Deque<Entry> stack = STACK.get();
     if (stack == null) {

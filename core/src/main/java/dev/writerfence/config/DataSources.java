@@ -1,7 +1,11 @@
 package dev.writerfence.config;
 
 import dev.writerfence.store.lease.PgLeaseStore;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -36,11 +40,14 @@ final class DataSources {
     return unpooled(url, username, password, queryTimeout);
   }
 
-  /** pgjdbc's unpooled data source with connect, login and socket timeouts. */
+  /**
+   * pgjdbc's unpooled data source with connect, login and socket timeouts, connecting through a
+   * driver instance of its own rather than {@code DriverManager}.
+   */
   static PGSimpleDataSource unpooled(
       String url, String username, String password, Duration queryTimeout) {
     int seconds = PgLeaseStore.queryTimeoutSeconds(queryTimeout);
-    PGSimpleDataSource ds = new PGSimpleDataSource();
+    PGSimpleDataSource ds = new OwnDriverDataSource();
     ds.setURL(url);
     if (username != null) {
       ds.setUser(username);
@@ -63,6 +70,37 @@ final class DataSources {
         Math.min(Integer.MAX_VALUE, (long) queryTimeoutSeconds + SOCKET_TIMEOUT_MARGIN_SECONDS);
   }
 
+  /**
+   * pgjdbc's data source asks {@code DriverManager}, which answers with the first registered driver
+   * that accepts the URL, whoever registered it. The fence connects through its own instance of the
+   * pgjdbc it was built with: the agent's relocated copy deregisters its driver from {@code
+   * DriverManager} (the application's {@code DriverManager} and pools must see only the
+   * application's driver) and still connects, and an application's older driver never serves the
+   * fence.
+   */
+  private static final class OwnDriverDataSource extends PGSimpleDataSource {
+    private static final long serialVersionUID = 1L;
+    private static final Driver DRIVER = new org.postgresql.Driver();
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+      Properties info = new Properties();
+      if (user != null) {
+        info.setProperty("user", user);
+      }
+      if (password != null) {
+        info.setProperty("password", password);
+      }
+      Connection connection = DRIVER.connect(getUrl(), info);
+      if (connection == null) {
+        // connect answers null, not an exception, for a URL that is not pgjdbc's.
+        throw new SQLException(
+            "pgjdbc does not accept the URL " + getURL() + "; expected jdbc:postgresql://...");
+      }
+      return connection;
+    }
+  }
+
   private static boolean isPresent(String className, ClassLoader loader) {
     try {
       Class.forName(className, false, loader);
@@ -81,8 +119,8 @@ final class DataSources {
       com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
       config.setPoolName("writer-fence");
       // Connections come from pgjdbc's data source, with the driver's own connect, login and read
-      // bounds, never from DriverManager: the agent's relocated driver is registered nowhere (a
-      // legacy application has no driver of its own to find), and an application's driver must
+      // bounds, never from DriverManager: the agent deregisters its relocated driver (an
+      // application's DriverManager and pools must not find it), and an application's driver must
       // not serve the agent's pool.
       config.setDataSource(unpooled(url, username, password, queryTimeout));
       config.setMaximumPoolSize(poolSize);

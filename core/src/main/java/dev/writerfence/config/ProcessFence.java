@@ -29,20 +29,38 @@ public final class ProcessFence {
    */
   public static void set(WriterFence fence) {
     if (fence != null) {
-      String mode =
-          SettingsCatalog.WEAVING_CHECK.parse(
-              System.getProperty(
-                  SettingsCatalog.WEAVING_CHECK.property(),
-                  SettingsCatalog.WEAVING_CHECK.defaultValue().orElseThrow()));
-      ClassLoader context = Thread.currentThread().getContextClassLoader();
-      WeavingCheck.atStartup(context != null ? context : ProcessFence.class.getClassLoader(), mode);
+      checkWeaving();
     }
     defaultFence = fence;
   }
 
   /**
+   * Runs the start-up weaving check ({@link WeavingCheck}) now, as {@link #set} does, on the
+   * thread's context class loader. For applications that configure the process fence by {@code
+   * -Dwriter-fence.datasource.url} and never call {@link #set}: the first fenced call runs the
+   * check too, but when the aspect is missing no call ever reaches writer-fence, so only this call,
+   * first in {@code main}, can refuse to start. Once a JVM has passed (or warned), it returns at
+   * once.
+   *
+   * @throws IllegalStateException when the check fails ({@code weaving.check=fail}, the default),
+   *     naming every gap
+   * @throws IllegalArgumentException when {@code writer-fence.weaving.check} is not {@code fail},
+   *     {@code warn} or {@code off}
+   */
+  public static void checkWeaving() {
+    String mode =
+        SettingsCatalog.WEAVING_CHECK.parse(
+            System.getProperty(
+                SettingsCatalog.WEAVING_CHECK.property(),
+                SettingsCatalog.WEAVING_CHECK.defaultValue().orElseThrow()));
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    WeavingCheck.atStartup(context != null ? context : ProcessFence.class.getClassLoader(), mode);
+  }
+
+  /**
    * @return the default fence; never {@code null}
-   * @throws IllegalStateException when none was set and the system properties name no data source
+   * @throws IllegalStateException when none was set and the system properties name no data source,
+   *     or when the weaving check, run before the fence is built from them, fails
    * @throws IllegalArgumentException when a system property breaks its rule
    */
   public static WriterFence get() {
@@ -60,6 +78,9 @@ public final class ProcessFence {
                   + " fenced method does not run; call ProcessFence.set(fence) at start-up"
                   + " or set -Dwriter-fence.datasource.url=jdbc:postgresql://...");
         }
+        // The route without set: the check runs at the first fenced call instead, and a gap
+        // fails this call (the fenced method does not run) and every later one.
+        checkWeaving();
         defaultFence = settings.buildFence(settings.dataSource());
       }
       return defaultFence;

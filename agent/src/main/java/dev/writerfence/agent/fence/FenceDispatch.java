@@ -252,6 +252,7 @@ public final class FenceDispatch {
         // Built on the first fenced call: premain sets up no JDBC, retry or logging. A failure
         // here fails this call (the method does not run) and the next call tries again.
         WriterFenceSettings s = WriterFenceSettings.fromProperties(settings);
+        OwnDriver.deregister();
         if (poolLog == null) {
           poolLog = Logger.getLogger(com.zaxxer.hikari.HikariDataSource.class.getPackageName());
           poolLog.setLevel(Level.WARNING);

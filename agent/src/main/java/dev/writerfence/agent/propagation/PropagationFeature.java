@@ -40,8 +40,10 @@ import net.bytebuddy.matcher.ElementMatcher;
  *
  * <p>A thread that holds nothing pays one thread-local read per hand-off. A carried hold counts
  * only while the parent's lease is valid. On with the fence or the audit unless {@code
- * agent.propagation=false}; the JDK's classes are loaded before premain, so Byte Buddy is built at
- * start to retransform them (ADR 44).
+ * agent.propagation=false}. The JDK's classes are loaded before premain, so only a retransformation
+ * reaches them (ADR 44): with the others when Byte Buddy is built at start anyway ({@code
+ * audit.paths}, attach), otherwise when the JVM records its first hold, before which there is
+ * nothing to carry; then only these classes are retransformed.
  */
 public final class PropagationFeature implements AgentFeature {
   private static final String CONCURRENT = "java.util.concurrent.";
@@ -74,14 +76,25 @@ public final class PropagationFeature implements AgentFeature {
    */
   @Override
   public Prefilter prepare(AgentSettings settings, Instrumentation instrumentation) {
+    loadedTargets();
+    return Prefilter.atStart();
+  }
+
+  /**
+   * Loads the JDK classes this feature instruments, those that exist on this JDK.
+   *
+   * @return them: the only classes to retransform when the feature is installed after start
+   */
+  public static Class<?>[] loadedTargets() {
+    java.util.List<Class<?>> loaded = new java.util.ArrayList<>();
     for (String name : TARGETS) {
       try {
-        Class.forName(name, false, null);
+        loaded.add(Class.forName(name, false, null));
       } catch (ClassNotFoundException e) {
         // not on this JDK (VirtualThread before Java 21): nothing to instrument
       }
     }
-    return Prefilter.atStart();
+    return loaded.toArray(new Class<?>[0]);
   }
 
   @Override

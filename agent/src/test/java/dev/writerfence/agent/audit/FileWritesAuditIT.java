@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.example.clients.FileWritesApp;
+import org.example.clients.LinkWritesApp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -118,6 +119,39 @@ class FileWritesAuditIT {
     assertThat(in.resolve("fenced")).exists();
     assertThat(out.resolve("outside")).exists();
     app.assertEachWriteFrom(FileWritesApp.class.getName(), 1);
+  }
+
+  @Test
+  void enforceRefusesWritesThroughADirectoryLinkOrAFileLinkFromOutside() throws Exception {
+    Path in = Files.createDirectory(dir.resolve("volume"));
+    Path out = Files.createDirectory(dir.resolve("elsewhere"));
+    Path target = Files.writeString(in.resolve("linked-file"), "original");
+    Path dirLink = Files.createSymbolicLink(out.resolve("volume-link"), in);
+    Path fileLink = Files.createSymbolicLink(out.resolve("file-link"), target);
+
+    ClientApp app =
+        ClientApp.run(
+            LinkWritesApp.class.getName(),
+            dir.resolve("links.json"),
+            List.of("audit.mode=enforce", "audit.paths=" + in),
+            EmbeddedDatabase.get().jdbcUrl(),
+            FenceNames.random("links"),
+            dirLink.toString(),
+            fileLink.toString());
+
+    assertThat(app.output()).as(app.errors()).contains("wrote fenced");
+    for (String label : List.of("dir-link", "dir-link-stream", "file-link", "file-link-stream")) {
+      assertThat(app.output()).as(app.errors()).contains("refused " + label);
+    }
+    assertThat(in.resolve("fenced")).exists();
+    assertThat(in.resolve("dir-link")).doesNotExist();
+    assertThat(in.resolve("dir-link-stream")).doesNotExist();
+    assertThat(target).hasContent("original");
+    assertThat(app.writes())
+        .extracting(w -> w.get("key").asText())
+        .as("reported by the real path, inside the audited folder")
+        .allSatisfy(key -> assertThat(key).startsWith(in.toRealPath() + "/"));
+    app.assertEachWriteFrom(LinkWritesApp.class.getName(), 1);
   }
 
   private ClientApp run(String java, Path in, Path out, Path report, String mode) throws Exception {

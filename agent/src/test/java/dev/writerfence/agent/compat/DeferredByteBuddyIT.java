@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Byte Buddy is built only when a class that a feature might instrument loads (issue #3): a JVM
  * that loads none never builds it; the fenced class's loading builds it; the file audit, which must
- * retransform the JDK's classes, builds it at start, before {@code main}'s class loads. Seen
- * through the JVM's class-loading log.
+ * retransform the JDK's classes, builds it at start, before {@code main}'s class loads; carrying
+ * holds waits for the first hold, unless Byte Buddy is built at start anyway. Seen through the
+ * JVM's class-loading log.
  */
 class DeferredByteBuddyIT {
   /** Byte Buddy's agent builder, as relocated in the agent jar: what building Byte Buddy loads. */
@@ -23,7 +24,10 @@ class DeferredByteBuddyIT {
   private static final String DATABASE = "datasource.url=jdbc:postgresql://127.0.0.1:9/none";
   private static final Path TEST_CLASSES = Path.of("target", "test-classes");
 
-  /** Propagation retransforms the JDK's executors and threads, which builds Byte Buddy at start. */
+  /**
+   * Propagation retransforms the JDK's executors and threads: at the first hold, or at start when
+   * Byte Buddy is built then anyway.
+   */
   private static final String NO_PROPAGATION = "agent.propagation=false";
 
   @Test
@@ -47,8 +51,21 @@ class DeferredByteBuddyIT {
   }
 
   @Test
-  void propagationBuildsByteBuddyAtStart() throws IOException {
+  void propagationAloneWaitsForTheFirstHold() throws IOException {
     List<String> loaded = loadedClasses("fence.methods=com.acme.legacy.NeverLoaded#upload=f");
+
+    assertThat(loaded)
+        .as("nothing is ever held here, so nothing is carried and Byte Buddy is never built")
+        .noneMatch(l -> l.contains(BUILDER));
+    assertThat(loaded).anyMatch(l -> l.contains(HelloApp.class.getName() + " "));
+  }
+
+  @Test
+  void propagationWithTheFileAuditIsBuiltAtStart() throws IOException {
+    Path volume = Files.createTempDirectory("writer-fence-volume-");
+    List<String> loaded =
+        loadedClasses(
+            "fence.methods=com.acme.legacy.NeverLoaded#upload=f", "audit.paths=" + volume);
 
     int builder = indexOf(loaded, BUILDER);
     assertThat(builder).isNotNegative();

@@ -3,6 +3,7 @@ package dev.writerfence.agent.fence;
 import com.acme.app.LegacyApp;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.ForkedJvm;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The legacy sample run in a JVM of its own with the real agent jar and a config file, on a class
@@ -72,6 +74,28 @@ final class LegacyJvm {
     List<String> options = new ArrayList<>(ForkedJvm.DEFAULT_JVM_OPTIONS);
     options.add("-javaagent:" + AGENT_JAR + "=config=" + config);
     return ForkedJvm.start(options, legacyJar(), LegacyApp.class.getName(), args);
+  }
+
+  /**
+   * An application's class path beside the agent: this module's test classes (the application) and
+   * the jars of the given {@code target/compat-libs} folders, never the agent's classes.
+   *
+   * @param libs folder names under {@code target/compat-libs}, e.g. {@code app-pool}
+   * @return the class path
+   * @throws IOException when a folder cannot be listed
+   */
+  static String appClassPath(String... libs) throws IOException {
+    Path compat = Path.of("target", "compat-libs").toAbsolutePath();
+    List<String> entries = new ArrayList<>();
+    entries.add(Path.of("target", "test-classes").toAbsolutePath().toString());
+    for (String lib : libs) {
+      try (Stream<Path> jars = Files.list(compat.resolve(lib))) {
+        jars.filter(p -> p.toString().endsWith(".jar"))
+            .sorted()
+            .forEach(p -> entries.add(p.toString()));
+      }
+    }
+    return String.join(File.pathSeparator, entries);
   }
 
   /**

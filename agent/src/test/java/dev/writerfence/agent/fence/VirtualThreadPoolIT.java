@@ -12,7 +12,6 @@ import dev.writerfence.testing.Section;
 import dev.writerfence.testing.SectionChecker;
 import dev.writerfence.testing.SectionReport;
 import dev.writerfence.testing.ServerSessions;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,8 +25,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -196,16 +193,6 @@ class VirtualThreadPoolIT {
    * own copy of core and its dependencies, and an older HikariCP; never the agent's classes.
    */
   private static String appClassPath() throws IOException {
-    Path compat = Path.of("target", "compat-libs").toAbsolutePath();
-    List<String> entries = new ArrayList<>();
-    entries.add(Path.of("target", "test-classes").toAbsolutePath().toString());
-    for (Path lib : List.of(compat.resolve("boot"), compat.resolve("app-pool"))) {
-      try (Stream<Path> jars = Files.list(lib)) {
-        jars.filter(p -> p.toString().endsWith(".jar"))
-            .sorted()
-            .forEach(p -> entries.add(p.toString()));
-      }
-    }
-    return entries.stream().collect(Collectors.joining(File.pathSeparator));
+    return LegacyJvm.appClassPath("boot", "app-pool");
   }
 }

@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The start-up check that the AspectJ aspect reaches the {@code @WriterFenced} methods of this JVM,
- * run when the process fence is set ({@code ProcessFence.set}): without it, weaving that is off
+ * run when the process fence is set ({@code ProcessFence.set}), when the first fenced call builds
+ * it from {@code -Dwriter-fence.*} properties ({@code ProcessFence.get}), and on {@code
+ * ProcessFence.checkWeaving()}, the start-up call for that route: without it, weaving that is off
  * (the aspect's jar missing, an {@code aop.xml} that does not declare it, a class outside the
  * weaver's {@code include}) lets annotated methods run unfenced without a word.
  *
@@ -20,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>AspectJ's load-time weaver attached, but no configuration file it reads declares {@value
- *       #ASPECT};
+ *       #ASPECT}, or one declares it and its class does not load (its jar missing);
  *   <li>a method of the compile-time index ({@link FencedMethodIndexer}) that its class, loaded
  *       (not initialized) through the given class loader, shows no around advice for. Loading is
  *       what lets a load-time weaver weave the class, so the answer is the one the method will
@@ -89,6 +91,14 @@ public final class WeavingCheck {
               + ": writer-fence-aspectj is not on the class path, or the configuration ("
               + LoadTimeWeaverConfig.CONFIGURATION
               + ", or an aop.xml merged into a fat jar) leaves it out");
+    } else if (weaver && !loadable(ASPECT, loader)) {
+      // AspectJ only logs "cannot be found" and weaves nothing with it: without an index to
+      // judge, this line is the only word the application gets.
+      gaps.add(
+          "an aop.xml declares "
+              + ASPECT
+              + ", but its class cannot be loaded: writer-fence-aspectj is not on the class path"
+              + " (AspectJ's weaver skips the aspect and weaves nothing with it)");
     }
     List<FencedMethodIndex.Entry> index = FencedMethodIndex.read(loader);
     if (index.isEmpty()) {
@@ -105,7 +115,7 @@ public final class WeavingCheck {
   }
 
   /**
-   * The check as {@code ProcessFence.set} runs it: once a JVM has passed (or warned), never again.
+   * The check as {@code ProcessFence} runs it: once a JVM has passed (or warned), never again.
    *
    * @param loader the application's class loader; never {@code null}
    * @param mode the setting {@code weaving.check}: {@code fail}, {@code warn} or {@code off}

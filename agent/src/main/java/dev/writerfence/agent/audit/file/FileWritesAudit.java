@@ -18,10 +18,12 @@ import dev.writerfence.agent.AgentConfigurationException;
 import dev.writerfence.agent.AgentSettings;
 import dev.writerfence.agent.Prefilter;
 import dev.writerfence.agent.audit.AuditMatchers;
+import dev.writerfence.agent.audit.AuditMode;
 import dev.writerfence.agent.audit.AuditSettings;
 import dev.writerfence.agent.audit.ClientAudit;
 import dev.writerfence.agent.audit.WriteTarget;
 import dev.writerfence.bootstrap.FileWriteGate;
+import java.io.IOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,7 +59,11 @@ import net.bytebuddy.matcher.ElementMatcher;
  * Not seen: writes through native code (JNI, LMDB's own {@code mdb_env_open}; LMDB and RocksDB are
  * judged at their Java API instead, by the {@code lmdb} and {@code rocksdb} audits), writes through
  * a mapping or channel opened before the agent started, and other file systems' providers (zip).
- * Paths are compared as absolute, normalized text; symbolic links are not resolved.
+ * Paths are compared as absolute, normalized text. In {@code enforce} mode a path that matches no
+ * prefix as text is compared again by its real path (the audited roots resolved once here, the
+ * written path's nearest existing ancestor per write), so a link from outside into an audited
+ * folder is refused; {@code log} mode keeps the textual compare alone (cheaper: no system call for
+ * a write elsewhere).
  */
 public final class FileWritesAudit implements ClientAudit {
   /** The setting with the audited path prefixes. */
@@ -152,10 +158,32 @@ public final class FileWritesAudit implements ClientAudit {
     excluded.add(
         Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize()
             + "/writer-fence-bootstrap-");
+    boolean enforce = AuditSettings.from(settings).mode() == AuditMode.ENFORCE;
     FileWriteGate.configure(
-        prefixes.toArray(new String[0]),
+        (enforce ? withRealPaths(prefixes) : prefixes).toArray(new String[0]),
         excluded.toArray(new String[0]),
-        Path.of("").toAbsolutePath().toString());
+        Path.of("").toAbsolutePath().toString(),
+        enforce);
+  }
+
+  /**
+   * @param prefixes absolute, normalized prefixes
+   * @return them, each followed by its real path when it exists and differs (a root that is itself
+   *     a link, or lies under one)
+   */
+  static List<String> withRealPaths(List<String> prefixes) {
+    List<String> result = new ArrayList<>(prefixes);
+    for (String prefix : prefixes) {
+      try {
+        String real = Path.of(prefix).toRealPath().toString();
+        if (!result.contains(real)) {
+          result.add(real);
+        }
+      } catch (IOException e) {
+        // Not there yet: its text is all there is to compare (created later, through no link).
+      }
+    }
+    return List.copyOf(result);
   }
 
   /**
