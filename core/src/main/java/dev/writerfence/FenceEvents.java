@@ -1,6 +1,7 @@
 package dev.writerfence;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
@@ -30,6 +31,9 @@ final class FenceEvents {
   static final String BUSY_NAME = "writerfence.Busy";
   static final String HOLD_NAME = "writerfence.Hold";
   static final String LOST_NAME = "writerfence.Lost";
+
+  /** Every event's name. */
+  static final List<String> NAMES = List.of(ACQUIRE_NAME, BUSY_NAME, HOLD_NAME, LOST_NAME);
 
   /**
    * Whether the runtime has the {@code jdk.jfr} module (a jlink image may not): when {@code false},
@@ -73,9 +77,7 @@ final class FenceEvents {
     }
     AcquireEvent e = new AcquireEvent();
     if (e.shouldCommit()) {
-      e.fenceName = held.fenceName();
-      e.fencingToken = held.fencingToken();
-      e.holder = held.holderLabel();
+      e.of(held);
       e.attempts = attempts;
       e.wait = System.nanoTime() - startNanos;
       e.place = place;
@@ -137,9 +139,7 @@ final class FenceEvents {
     HoldEvent e = (HoldEvent) begun;
     e.end();
     if (e.shouldCommit()) {
-      e.fenceName = held.fenceName();
-      e.fencingToken = held.fencingToken();
-      e.holder = held.holderLabel();
+      e.of(held);
       e.end = end;
       e.commit();
     }
@@ -152,9 +152,7 @@ final class FenceEvents {
     }
     LostEvent e = new LostEvent();
     if (e.shouldCommit()) {
-      e.fenceName = held.fenceName();
-      e.fencingToken = held.fencingToken();
-      e.holder = held.holderLabel();
+      e.of(held);
       e.reason = reason;
       e.commit();
     }
@@ -173,6 +171,13 @@ final class FenceEvents {
     @Label("Holder")
     @Description("The holder label as the lease row shows it, its instance part included")
     String holder;
+
+    /** Fills the fields of the lease. */
+    final void of(HeldLease held) {
+      fenceName = held.fenceName();
+      fencingToken = held.fencingToken();
+      holder = held.holderLabel();
+    }
   }
 
   @Name(ACQUIRE_NAME)

@@ -43,12 +43,7 @@ class FenceEventsTest extends FenceTestSupport {
                 .build();
         WriterFence other = fence();
         Recording recording = new Recording()) {
-      for (String event :
-          List.of(
-              FenceEvents.ACQUIRE_NAME,
-              FenceEvents.BUSY_NAME,
-              FenceEvents.HOLD_NAME,
-              FenceEvents.LOST_NAME)) {
+      for (String event : FenceEvents.NAMES) {
         recording.enable(event).withoutThreshold();
       }
       recording.start();
@@ -117,12 +112,7 @@ class FenceEventsTest extends FenceTestSupport {
     try (WriterFence fence = fence();
         Recording recording = new Recording()) {
       // Enabled in any recording unless its settings say otherwise, as JFR's own events are.
-      for (String event :
-          List.of(
-              FenceEvents.ACQUIRE_NAME,
-              FenceEvents.BUSY_NAME,
-              FenceEvents.HOLD_NAME,
-              FenceEvents.LOST_NAME)) {
+      for (String event : FenceEvents.NAMES) {
         recording.disable(event);
       }
       recording.enable("jdk.ThreadSleep");
