@@ -10,6 +10,7 @@ import io.github.resilience4j.retry.Retry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import jdk.jfr.FlightRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,7 @@ final class AcquireAttempts {
   private long grantableSince;
   private boolean grantable;
   private Turn last; // the queue's last answer, when it was polled
+  private int firstPlace; // the place of the queue's first answer; 0 until it was polled
   private int failures; // transient failures before the first poll
   private boolean plainDone; // the flow made the first plain attempt already
   private boolean waited; // the thread waited for its turn: then it polls the queue at once
@@ -91,6 +93,15 @@ final class AcquireAttempts {
    */
   int count() {
     return attempts;
+  }
+
+  /**
+   * @param attempts a call's attempts, or {@code null} when it won at its first plain attempt
+   * @return its place in the queue at the queue's first answer (1 is the head); 0 when it never
+   *     polled the queue
+   */
+  static int place(AcquireAttempts attempts) {
+    return attempts == null ? 0 : attempts.firstPlace;
   }
 
   /**
@@ -300,6 +311,9 @@ final class AcquireAttempts {
             ? flow.store().acquireInTurn(ticket, holderToken, ttl, flow.polls().headLapse())
             : flow.store().acquireInTurn(ticket, key, holderToken, ttl);
     turn.polled(answer);
+    if (last == null) {
+      firstPlace = answer.place();
+    }
     last = answer;
     if (!answer.acquired()) {
       busyAnswer();
@@ -335,6 +349,11 @@ final class AcquireAttempts {
   /** Busy after the last attempt: the exception naming the holder and the caller's place. */
   private WriterFenceBusyException busy(int attemptsMade, Turn lastAnswer) {
     Optional<LeaseStatus> holder = busyHolder();
+    Duration waited = Duration.ofNanos(System.nanoTime() - queuedNanos);
+    if (FenceEvents.AVAILABLE && FlightRecorder.isInitialized()) { // JFR runs: a recording may ask
+      FenceEvents.busy(
+          fenceName, label, attemptsMade, waited, lastAnswer.place(), lastAnswer.waiters(), holder);
+    }
     FenceListener listener = flow.listener();
     if (listener != null) {
       FenceRequest asked = request(call);
@@ -345,7 +364,7 @@ final class AcquireAttempts {
         attemptsMade,
         holder.map(LeaseStatus::holderLabel).orElse(null),
         holder.map(LeaseStatus::expiresAt).orElse(null),
-        Duration.ofNanos(System.nanoTime() - queuedNanos),
+        waited,
         flow.policyOrDefault(policy).budget(),
         lastAnswer.place(),
         lastAnswer.waiters(),

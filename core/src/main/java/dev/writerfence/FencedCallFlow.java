@@ -17,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.jfr.FlightRecorder;
 
 /**
  * A fenced call's arc, read top to bottom in {@link #enter}: the one entry of every fenced call of
@@ -185,6 +186,10 @@ final class FencedCallFlow implements FencedCalls.Core {
     if (listener != null) {
       told(held, attempts == null ? 1 : attempts.count(), queued);
     }
+    if (FenceEvents.AVAILABLE && FlightRecorder.isInitialized()) { // JFR runs: a recording may ask
+      FenceEvents.acquired(
+          held, attempts == null ? 1 : attempts.count(), queued, AcquireAttempts.place(attempts));
+    }
     if (interruptOnLoss) {
       held.renewing().interruptOnLoss();
     }
@@ -226,6 +231,9 @@ final class FencedCallFlow implements FencedCalls.Core {
         HeldLease.hold(keeping, store, grant.get(), fenceName, label, ttl, turn, ApiCaller.find());
     if (listener != null) {
       told(held, attempts.count(), queued);
+    }
+    if (FenceEvents.AVAILABLE && FlightRecorder.isInitialized()) {
+      FenceEvents.acquired(held, attempts.count(), queued, AcquireAttempts.place(attempts));
     }
     return Optional.of(held);
   }

@@ -75,6 +75,27 @@ public final class HolderLabel {
     return decorate(given, Instance.PART);
   }
 
+  /**
+   * The part of a shown label that its caller gave, without the instance part: what a bounded set
+   * of values may be made of (a metric tag), where {@code host:pid} would make one value per
+   * process run.
+   *
+   * @param shown a label as a lease row shows it ({@link #of}), or {@code null}
+   * @return the text before the first {@code '@'} ({@code upload} for {@code upload@web-3:4711});
+   *     {@code null} for {@code null}, for this JVM's {@link #instance()} and for a label that
+   *     starts with {@code '@'} (no given part); the label itself when it has no {@code '@'}
+   */
+  public static String given(String shown) {
+    if (shown == null || shown.equals(Instance.PART)) {
+      return null;
+    }
+    int at = shown.indexOf('@');
+    if (at < 0) {
+      return shown;
+    }
+    return at == 0 ? null : shown.substring(0, at);
+  }
+
   /** The rule, for an instance part of the caller's choice (tests). */
   static String decorate(String given, String instance) {
     if (given.isEmpty()) {

@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.jfr.FlightRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,6 +127,9 @@ final class LeaseKeeper {
         FencingTokens.inWords(k.fencingToken()),
         k.holderLabel(),
         reason);
+    if (FenceEvents.AVAILABLE && FlightRecorder.isInitialized()) { // JFR runs: a recording may ask
+      FenceEvents.lost(k, reason);
+    }
     Runnable call;
     if (listener == null) {
       call = watches;

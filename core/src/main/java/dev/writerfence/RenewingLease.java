@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import jdk.jfr.FlightRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,7 @@ final class RenewingLease implements StoreLease {
   private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final VarHandle RELEASED;
   private static final VarHandle LOST_REASON;
+  private static final VarHandle RECORDING;
 
   /** The leases of fences that release at JVM shutdown, until released or lost. */
   private static final Set<RenewingLease> AT_SHUTDOWN = ConcurrentHashMap.newKeySet();
@@ -60,6 +62,7 @@ final class RenewingLease implements StoreLease {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       RELEASED = lookup.findVarHandle(RenewingLease.class, "released", boolean.class);
       LOST_REASON = lookup.findVarHandle(RenewingLease.class, "lostReason", String.class);
+      RECORDING = lookup.findVarHandle(RenewingLease.class, "recording", Object.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -75,6 +78,7 @@ final class RenewingLease implements StoreLease {
   private volatile boolean released;
   private volatile String lostReason;
   private boolean lostAtRelease; // lost when its release began: written and read by that release
+  private Object recording; // JFR's hold event, begun at the grant; null: not recorded
 
   // Its renewal: tasks on the keeper's threads.
   private final ReentrantLock renewing = new ReentrantLock();
@@ -111,6 +115,9 @@ final class RenewingLease implements StoreLease {
     this.validNanos = ttlNanos - Math.min(ttlNanos / 10, 1_000_000_000L);
     this.expiresAt = expiresAt;
     this.validUntilNanos = sentNanos + validNanos;
+    if (FenceEvents.AVAILABLE && FlightRecorder.isInitialized()) { // JFR runs: a recording may ask
+      this.recording = FenceEvents.hold();
+    }
   }
 
   /**
@@ -266,8 +273,19 @@ final class RenewingLease implements StoreLease {
     if (!RELEASED.compareAndSet(this, false, true)) {
       return false;
     }
+    if (recording != null) {
+      endHold("released");
+    }
     dropWatchesUnlessLost();
     return true;
+  }
+
+  /** Ends the recorded hold once, at its release or its loss, whichever comes first. */
+  private void endHold(String end) {
+    Object begun = RECORDING.getAndSet(this, null);
+    if (begun != null) {
+      FenceEvents.held(begun, holder, end);
+    }
   }
 
   /**
@@ -314,6 +332,9 @@ final class RenewingLease implements StoreLease {
       return false;
     }
     AT_SHUTDOWN.remove(this);
+    if (recording != null) {
+      endHold("lost");
+    }
     if (keeper.kept().remove(this)) {
       cancelTasks();
     }

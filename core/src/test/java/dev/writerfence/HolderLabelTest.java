@@ -118,4 +118,14 @@ class HolderLabelTest extends FenceTestSupport {
       named.release(fenceDefault);
     }
   }
+
+  @Test
+  void theGivenPartIsTheLabelWithoutItsInstancePart() {
+    assertThat(HolderLabel.given(HolderLabel.of("upload"))).isEqualTo("upload");
+    assertThat(HolderLabel.given("upload@web-3:4711")).isEqualTo("upload");
+    assertThat(HolderLabel.given(HolderLabel.instance())).isNull();
+    assertThat(HolderLabel.given("@web-3:4711")).isNull();
+    assertThat(HolderLabel.given(null)).isNull();
+    assertThat(HolderLabel.given("pid-42")).isEqualTo("pid-42");
+  }
 }

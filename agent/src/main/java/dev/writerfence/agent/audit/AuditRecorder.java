@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import jdk.jfr.FlightRecorder;
 
 /**
  * The agent's {@link AuditGate.Sink}: records each unfenced write once per call site (client,
@@ -117,6 +118,9 @@ final class AuditRecorder implements AuditGate.Sink {
             client, operation, bucket, key, null, requiredFence(client));
       }
       return;
+    }
+    if (UnfencedWriteEvents.AVAILABLE && FlightRecorder.isInitialized()) { // a recording may ask
+      UnfencedWriteEvents.commit(client, operation, write.named(), row, enforce);
     }
     if (enforce) {
       row.refused.incrementAndGet();

@@ -15,6 +15,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
 
 /**
  * Turns {@link WriterFenced} on a method into a ready {@link FencedMethod}, which enters the fence
@@ -381,6 +382,7 @@ public final class FencedMethods {
     private final int highestIndex;
     private final String what; // "fence name" or "advisory key"
     private final UnaryOperator<String> check;
+    private Pattern shape; // the names it makes, for matches(); compiled on first use
 
     FenceNameTemplate(
         String template,
@@ -465,6 +467,44 @@ public final class FencedMethods {
         }
       }
       return Collections.unmodifiableSortedSet(indexes);
+    }
+
+    /**
+     * Whether a name could have been made by this template: its literal parts in order, each
+     * placeholder standing for one or more characters (an argument's {@code toString()}).
+     *
+     * @param name a fence name (or advisory key text); {@code null} matches nothing
+     * @return {@code true} when {@code name} has this template's shape; for a constant, when it
+     *     equals it
+     */
+    public boolean matches(String name) {
+      if (name == null) {
+        return false;
+      }
+      Pattern p = shape;
+      if (p == null) {
+        StringBuilder regex = new StringBuilder();
+        for (Object part : parts) {
+          regex.append(part instanceof Integer ? ".+?" : Pattern.quote((String) part));
+        }
+        p = Pattern.compile(regex.toString(), Pattern.DOTALL);
+        shape = p; // racy but idempotent: every thread compiles the same pattern
+      }
+      return p.matcher(name).matches();
+    }
+
+    /**
+     * @return the characters of the template's literal parts: how specific it is, when several
+     *     templates match one name
+     */
+    public int literalLength() {
+      int length = 0;
+      for (Object part : parts) {
+        if (part instanceof String literal) {
+          length += literal.length();
+        }
+      }
+      return length;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.writerfence.spring.metrics;
 
+import dev.writerfence.FenceRequest;
+import dev.writerfence.HolderLabel;
 import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.internal.weaving.FencedMethods.FenceNameTemplate;
 import dev.writerfence.retry.BusyRetryPolicy;
@@ -10,10 +12,11 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
- * Registers, once all singletons exist, the meters of every fence name that a {@code @WriterFenced}
- * method of a bean spells out (no {@code {n}} placeholder), tagged with the holder label its calls
- * use: a dashboard or alert on {@code writer.fence.*} finds its series before the first call, also
- * on an instance whose calls are all busy. Names made from arguments get theirs at first use.
+ * Registers, once all singletons exist, the meters of every fence name or template that a
+ * {@code @WriterFenced} method of a bean spells out, tagged with the holder label its calls use: a
+ * dashboard or alert on {@code writer.fence.*} finds its series before the first call, also on an
+ * instance whose calls are all busy. The names a template ({@code corpus:{0}}) makes from arguments
+ * count in the template's one series ({@link FenceTags}).
  */
 public final class FenceMetersAtStartUp implements SmartInitializingSingleton {
   private final ConfigurableListableBeanFactory beanFactory;
@@ -44,14 +47,23 @@ public final class FenceMetersAtStartUp implements SmartInitializingSingleton {
       }
       for (Method m : methods) {
         try {
-          FencedMethods.lookup(m)
-              .filter(f -> FenceNameTemplate.parse(f.annotation().value()).isConstant())
-              .map(f -> f.request(null, BusyRetryPolicy.defaults()))
-              .ifPresent(r -> listener.register(r.fenceName(), r.holderLabel().orElse(null)));
+          FencedMethods.lookup(m).ifPresent(f -> register(listener, f));
         } catch (IllegalArgumentException e) {
           // A bad annotation: its calls fail naming the rule; nothing to count here.
         }
       }
+    }
+  }
+
+  /** A constant name's series, or a template's: its names then count in one series. */
+  private static void register(MicrometerFenceListener listener, FencedMethods.FencedMethod f) {
+    FenceNameTemplate template = FenceNameTemplate.parse(f.annotation().value());
+    if (template.isConstant()) {
+      FenceRequest r = f.request(null, BusyRetryPolicy.defaults());
+      listener.register(r.fenceName(), r.holderLabel().orElse(null));
+    } else {
+      String label = f.annotation().holder();
+      listener.register(template, label.isEmpty() ? null : HolderLabel.of(label));
     }
   }
 }

@@ -5,12 +5,14 @@ import dev.writerfence.FenceListener;
 import dev.writerfence.FenceRequest;
 import dev.writerfence.LeaseStatus;
 import dev.writerfence.WriterFenceUnavailableException;
+import dev.writerfence.internal.weaving.FencedMethods.FenceNameTemplate;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,8 +20,10 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
 /**
- * Micrometer meters for every fence event, tagged {@code fence} (the fence name) and {@code holder}
- * (the holder label, {@code none} when unset):
+ * Micrometer meters for every fence event, tagged {@code fence} and {@code holder}, each from a
+ * bounded set ({@link FenceTags}): the fence name's template ({@code corpus:{0}}) or the name
+ * itself, and the holder label as configured, without its {@code host:pid} part ({@code none} when
+ * none was given):
  *
  * <table>
  *   <caption>meters</caption>
@@ -40,14 +44,16 @@ import java.util.function.Supplier;
  *   <tr><td>{@value #HELD}</td><td>gauge</td><td>leases held now</td></tr>
  *   <tr><td>{@value FenceQueueGauges#WAITERS}</td><td>gauge, tagged {@code fence} only</td>
  *       <td>writers of every process waiting in the fence's queue ({@link FenceQueueGauges}), when
- *       the listener was made with one</td></tr>
+ *       the listener was made with one; only for a name tagged as itself (not a template's)</td>
+ *       </tr>
  * </table>
  *
  * Every meter of a series ({@code fence}, {@code holder}) is registered together, at zero, the
  * first time the series is seen: so {@value #ACQUIRE} exists on an instance whose calls were all
  * busy. {@link #register} registers a series before any call (the starter does so at start-up for
- * each fence name a {@code @WriterFenced} method spells out). Fence names made from arguments
- * ({@code "bucket:{0}"}) give one series per name: keep their number bounded.
+ * each fence name or template of a {@code @WriterFenced} method). Fence names made from arguments
+ * count in their template's series once the template is registered; names that match no template
+ * are bounded by {@link FenceTags}.
  */
 public final class MicrometerFenceListener implements FenceListener {
   /** Timer of acquired leases. */
@@ -84,6 +90,7 @@ public final class MicrometerFenceListener implements FenceListener {
   private final Supplier<MeterRegistry> registry;
   private final String defaultHolderLabel;
   private final FenceQueueGauges queue; // null: no queue gauge
+  private final FenceTags tags;
   private final ConcurrentMap<Tags, Set<FenceLease>> held = new ConcurrentHashMap<>();
 
   /**
@@ -106,9 +113,38 @@ public final class MicrometerFenceListener implements FenceListener {
    */
   public MicrometerFenceListener(
       Supplier<MeterRegistry> registry, String defaultHolderLabel, FenceQueueGauges queue) {
+    this(registry, defaultHolderLabel, queue, new FenceTags());
+  }
+
+  /**
+   * @param registry supplies the registry on first use; {@code null} from it means no metrics
+   * @param defaultHolderLabel the fence's default holder label, the tag of requests that set none
+   *     (a lease always carries its label), or {@code null}
+   * @param queue registers the fence name's queue gauge with each new series, or {@code null} for
+   *     none
+   * @param tags makes the series' tags; never {@code null}
+   */
+  public MicrometerFenceListener(
+      Supplier<MeterRegistry> registry,
+      String defaultHolderLabel,
+      FenceQueueGauges queue,
+      FenceTags tags) {
     this.registry = registry;
     this.defaultHolderLabel = defaultHolderLabel;
     this.queue = queue;
+    this.tags = Objects.requireNonNull(tags, "tags");
+  }
+
+  /**
+   * Registers a fence name template, so that the names it makes count in one series, and every
+   * meter of that series at zero.
+   *
+   * @param template the template, for example {@code corpus:{0}}
+   * @param holderLabel the holder label, or {@code null} for the fence's default
+   */
+  public void register(FenceNameTemplate template, String holderLabel) {
+    tags.template(template);
+    register(template.toString(), holderLabel);
   }
 
   /**
@@ -184,21 +220,21 @@ public final class MicrometerFenceListener implements FenceListener {
    * name's queue gauge (once; Micrometer keeps them); returns the series' tags.
    */
   private Tags series(MeterRegistry r, String fenceName, String holderLabel) {
-    Tags tags = tags(fenceName, holderLabel);
-    if (held.containsKey(tags)) {
-      return tags;
+    Tags series = tags.of(fenceName, holderLabel);
+    if (held.containsKey(series)) {
+      return series;
     }
-    if (queue != null) {
+    if (queue != null && tags.isOwnName(fenceName)) {
       queue.register(fenceName);
     }
-    timer(r, tags);
-    counter(r, BUSY, BUSY_TEXT, tags);
-    counter(r, RETRIES, RETRIES_TEXT, tags);
-    counter(r, UNAVAILABLE, UNAVAILABLE_TEXT, tags);
-    counter(r, RELEASE_MISMATCH, RELEASE_MISMATCH_TEXT, tags);
-    counter(r, LOST, LOST_TEXT, tags);
-    heldSet(r, tags);
-    return tags;
+    timer(r, series);
+    counter(r, BUSY, BUSY_TEXT, series);
+    counter(r, RETRIES, RETRIES_TEXT, series);
+    counter(r, UNAVAILABLE, UNAVAILABLE_TEXT, series);
+    counter(r, RELEASE_MISMATCH, RELEASE_MISMATCH_TEXT, series);
+    counter(r, LOST, LOST_TEXT, series);
+    heldSet(r, series);
+    return series;
   }
 
   private static Timer timer(MeterRegistry r, Tags tags) {
@@ -218,12 +254,12 @@ public final class MicrometerFenceListener implements FenceListener {
 
   /** Takes a released or lost lease off the held gauge; returns its tags. */
   private Tags forget(FenceLease lease) {
-    Tags tags = tags(lease.fenceName(), lease.holderLabel());
-    Set<FenceLease> leases = held.get(tags);
+    Tags series = tags.of(lease.fenceName(), lease.holderLabel());
+    Set<FenceLease> leases = held.get(series);
     if (leases != null) {
       leases.remove(lease);
     }
-    return tags;
+    return series;
   }
 
   private Set<FenceLease> heldSet(MeterRegistry r, Tags tags) {
@@ -247,9 +283,5 @@ public final class MicrometerFenceListener implements FenceListener {
 
   private static Counter counter(MeterRegistry r, String name, String description, Tags tags) {
     return Counter.builder(name).description(description).tags(tags).register(r);
-  }
-
-  private static Tags tags(String fenceName, String holderLabel) {
-    return Tags.of("fence", fenceName, "holder", holderLabel == null ? "none" : holderLabel);
   }
 }
