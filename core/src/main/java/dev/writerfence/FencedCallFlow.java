@@ -47,6 +47,7 @@ final class FencedCallFlow implements FencedCalls.Core {
   private final LeaseStore store;
   private final RenewingLease.Context keeping;
   private final FenceListener listener; // null: none, and nothing is told
+  private final ObservedFence observer; // null: no observation registry, and nothing is observed
   private final AtomicBoolean closed;
   private final Duration defaultTtl;
   private final String defaultLabel;
@@ -66,6 +67,7 @@ final class FencedCallFlow implements FencedCalls.Core {
     this.store = runtime.store();
     this.keeping = runtime.keeping();
     this.listener = runtime.listener();
+    this.observer = runtime.observer();
     this.closed = runtime.closed();
     this.defaultTtl = runtime.defaultTtl();
     this.defaultLabel = runtime.defaultHolderLabel();
@@ -91,19 +93,12 @@ final class FencedCallFlow implements FencedCalls.Core {
   @Override
   public FencedCall enter(FencedCalls.Call call) {
     String fenceName = call.fenceName();
-    BusyRetryPolicy policy = call.retryPolicy();
-    String advisoryKey = call.advisoryKey();
-    boolean interruptOnLoss = call.interruptOnLoss();
-    String takenBy = call.takenBy();
-    Integer priority = call.priority();
-    String label = call.holderLabel() != null ? call.holderLabel() : defaultLabel;
-    Duration ttl = call.ttl() != null ? call.ttl() : defaultTtl;
 
     // 1. Join a hold of this domain on the thread, from a fenced call or an acquire, of any copy
     // of core. The stack is asked first: with no valid hold of the name at all, no domain is
     // compared.
     if (HeldFenceStack.holds(fenceName)) {
-      FencedCall joined = join(fenceName, interruptOnLoss);
+      FencedCall joined = join(fenceName, call.interruptOnLoss());
       if (joined != null) {
         return joined;
       } // the outer hold was released or lost meanwhile: acquire after it
@@ -111,6 +106,25 @@ final class FencedCallFlow implements FencedCalls.Core {
     if (closed.get()) {
       throw closedException(fenceName);
     }
+    // Observed only with a registry: without one no class of it is loaded and nothing allocated.
+    return observer == null ? held(call, null) : observer.held(this, call);
+  }
+
+  /**
+   * Steps 2 to 5 of {@link #enter}: the turn, the store, the hold and the push.
+   *
+   * @param watch the acquire's observation, told of the queue's first answer; {@code null} for none
+   * @return the hold, pushed
+   */
+  HeldLease held(FencedCalls.Call call, ObservedFence.Acquire watch) {
+    String fenceName = call.fenceName();
+    BusyRetryPolicy policy = call.retryPolicy();
+    String advisoryKey = call.advisoryKey();
+    boolean interruptOnLoss = call.interruptOnLoss();
+    String takenBy = call.takenBy();
+    Integer priority = call.priority();
+    String label = call.holderLabel() != null ? call.holderLabel() : defaultLabel;
+    Duration ttl = call.ttl() != null ? call.ttl() : defaultTtl;
 
     // 2. The local turn: a free turn with nobody waiting is taken at once, so the policy's wait
     // is not even read.
@@ -158,14 +172,16 @@ final class FencedCallFlow implements FencedCalls.Core {
         grant = new HeldLease.Grant(lease, holderToken, fencingToken, acquiredAt, expiresAt, sent);
       } else {
         attempts =
-            new AcquireAttempts(this, call, fenceName, label, ttl, policy, holderToken, queued);
+            new AcquireAttempts(
+                this, call, fenceName, label, ttl, policy, holderToken, queued, watch);
         attempts.answeredOnce(sent, answer == null);
       }
     }
     if (grant == null) {
       if (attempts == null) {
         attempts =
-            new AcquireAttempts(this, call, fenceName, label, ttl, policy, holderToken, queued);
+            new AcquireAttempts(
+                this, call, fenceName, label, ttl, policy, holderToken, queued, watch);
       }
       turn = attempts.takeTurn(turn, true);
       grant = attempts.acquire(turn, true).orElseThrow();
@@ -206,6 +222,22 @@ final class FencedCallFlow implements FencedCalls.Core {
       throw closedException(fenceName);
     }
     FencedCalls.Call call = FencedCalls.Call.of(request, null);
+    return observer == null
+        ? acquire(call, policy, busyThrows, null)
+        : observer.acquired(this, call, policy, busyThrows);
+  }
+
+  /**
+   * The rest of {@link #acquire(FenceRequest, BusyRetryPolicy, boolean)}.
+   *
+   * @param watch the acquire's observation; {@code null} for none
+   */
+  Optional<HeldLease> acquire(
+      FencedCalls.Call call,
+      BusyRetryPolicy policy,
+      boolean busyThrows,
+      ObservedFence.Acquire watch) {
+    String fenceName = call.fenceName();
     BusyRetryPolicy asked = policy != null ? policy : call.retryPolicy();
     String label = call.holderLabel() != null ? call.holderLabel() : defaultLabel;
     Duration ttl = call.ttl() != null ? call.ttl() : defaultTtl;
@@ -213,7 +245,8 @@ final class FencedCallFlow implements FencedCalls.Core {
     LocalTurns.Turn turn =
         Thread.currentThread().isInterrupted() ? null : turns.takeFree(fenceName);
     AcquireAttempts attempts =
-        new AcquireAttempts(this, call, fenceName, label, ttl, asked, UUID.randomUUID(), queued);
+        new AcquireAttempts(
+            this, call, fenceName, label, ttl, asked, UUID.randomUUID(), queued, watch);
     turn = attempts.takeTurn(turn, busyThrows);
     if (turn == null) {
       return Optional.empty();
