@@ -92,31 +92,17 @@ final class FencedCallFlow implements FencedCalls.Core {
    */
   @Override
   public FencedCall enter(FencedCalls.Call call) {
-    String fenceName = call.fenceName();
-
-    // 1. Join a hold of this domain on the thread, from a fenced call or an acquire, of any copy
-    // of core. The stack is asked first: with no valid hold of the name at all, no domain is
-    // compared.
-    if (HeldFenceStack.holds(fenceName)) {
-      FencedCall joined = join(fenceName, call.interruptOnLoss());
-      if (joined != null) {
-        return joined;
-      } // the outer hold was released or lost meanwhile: acquire after it
-    }
-    if (closed.get()) {
-      throw closedException(fenceName);
-    }
-    // Observed only with a registry: without one no class of it is loaded and nothing allocated.
-    return observer == null ? held(call, null) : observer.held(this, call);
+    return enter(call, null);
   }
 
   /**
-   * Steps 2 to 5 of {@link #enter}: the turn, the store, the hold and the push.
+   * {@link #enter(FencedCalls.Call)}, observed or not. Without an observation registry it runs once
+   * with {@code watch} null; with one, a call that joins no hold is handed to the fence's {@link
+   * ObservedFence}, which calls this again with the acquire's observation.
    *
    * @param watch the acquire's observation, told of the queue's first answer; {@code null} for none
-   * @return the hold, pushed
    */
-  HeldLease held(FencedCalls.Call call, ObservedFence.Acquire watch) {
+  FencedCall enter(FencedCalls.Call call, ObservedFence.Acquire watch) {
     String fenceName = call.fenceName();
     BusyRetryPolicy policy = call.retryPolicy();
     String advisoryKey = call.advisoryKey();
@@ -125,6 +111,24 @@ final class FencedCallFlow implements FencedCalls.Core {
     Integer priority = call.priority();
     String label = call.holderLabel() != null ? call.holderLabel() : defaultLabel;
     Duration ttl = call.ttl() != null ? call.ttl() : defaultTtl;
+
+    // 1. Join a hold of this domain on the thread, from a fenced call or an acquire, of any copy
+    // of core. The stack is asked first: with no valid hold of the name at all, no domain is
+    // compared.
+    if (HeldFenceStack.holds(fenceName)) {
+      FencedCall joined = join(fenceName, interruptOnLoss);
+      if (joined != null) {
+        return joined;
+      } // the outer hold was released or lost meanwhile: acquire after it
+    }
+    if (closed.get()) {
+      throw closedException(fenceName);
+    }
+    if (observer != null && watch == null) {
+      // Observed only with a registry: without one no class of it is loaded and nothing is
+      // allocated for it.
+      return observer.held(this, call);
+    }
 
     // 2. The local turn: a free turn with nobody waiting is taken at once, so the policy's wait
     // is not even read.

@@ -1,5 +1,6 @@
 package dev.writerfence;
 
+import dev.writerfence.internal.weaving.FencedCall;
 import dev.writerfence.internal.weaving.FencedCalls;
 import dev.writerfence.retry.BusyRetryPolicy;
 import dev.writerfence.spi.LeaseStore;
@@ -100,17 +101,21 @@ final class ObservedFence {
   }
 
   /** {@link FencedCallFlow#enter} observed: the acquire, then the hold it pushed. */
-  HeldLease held(FencedCallFlow flow, FencedCalls.Call call) {
+  FencedCall held(FencedCallFlow flow, FencedCalls.Call call) {
     Acquire watch = new Acquire(flow, call);
-    HeldLease held;
+    FencedCall entered;
     try {
-      held = flow.held(call, watch);
+      entered = flow.enter(call, watch);
     } catch (RuntimeException | Error e) {
       watch.failed(e);
       throw e;
     }
-    watch.acquired(held);
-    return held;
+    if (entered instanceof HeldLease held) {
+      watch.acquired(held);
+    } else { // the thread's hold was found again: no acquire (not seen: the flow checked first)
+      watch.ended("joined", null);
+    }
+    return entered;
   }
 
   /** {@link FencedCallFlow#acquire} (the API's acquire and tryAcquire) observed. */
