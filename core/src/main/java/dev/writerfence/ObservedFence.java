@@ -61,7 +61,6 @@ final class ObservedFence {
   static final String TOKEN = "writer.fence.token";
   static final String PLACE = "writer.fence.place";
   static final String WAITERS = "writer.fence.waiters";
-  static final String ATTEMPTS = "writer.fence.attempts";
   static final String TAKEN_BY = "writer.fence.taken-by";
   static final String LOST_REASON = "writer.fence.lost-reason";
 
