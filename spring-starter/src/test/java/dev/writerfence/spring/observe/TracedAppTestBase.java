@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -34,6 +35,8 @@ import org.springframework.test.context.DynamicPropertySource;
       "writer-fence.holder=traced-app",
       "logging.level.root=WARN"
     })
+// Closed after each class: its server and pools do not stay in the context cache to the JVM's exit.
+@DirtiesContext
 abstract class TracedAppTestBase {
   static final String REQUEST_SPAN = "http get /corpus/{id}";
 
