@@ -40,6 +40,7 @@ final class AcquireAttempts {
   private final BusyRetryPolicy policy; // null: the fence's default
   private final UUID holderToken; // one token for every attempt: a repeat is idempotent
   private final long queuedNanos; // when the call began: its budget counts from then
+  private final ObservedFence.Acquire watch; // null: not observed
 
   private int attempts; // statements sent, plain attempts and polls alike
   // When the earliest attempt that may have granted the lease was sent: an attempt whose answer
@@ -64,7 +65,8 @@ final class AcquireAttempts {
       Duration ttl,
       BusyRetryPolicy policy,
       UUID holderToken,
-      long queuedNanos) {
+      long queuedNanos,
+      ObservedFence.Acquire watch) {
     this.flow = flow;
     this.policy = policy;
     this.call = call;
@@ -73,6 +75,7 @@ final class AcquireAttempts {
     this.ttl = ttl;
     this.holderToken = holderToken;
     this.queuedNanos = queuedNanos;
+    this.watch = watch;
   }
 
   /** The flow's first plain attempt answered busy, or failed transiently. */
@@ -313,6 +316,9 @@ final class AcquireAttempts {
     turn.polled(answer);
     if (last == null) {
       firstPlace = answer.place();
+      if (watch != null) {
+        watch.queued(answer); // the place the wait starts at
+      }
     }
     last = answer;
     if (!answer.acquired()) {

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     retry, the listener)
  * @param listener told of acquires, busy answers, releases and losses; {@code null} for none, so
  *     that no listener call is made at all
+ * @param observer observes acquires and holds in the fence's observation registry; {@code null} for
+ *     none, so that nothing is observed and no class of Micrometer is loaded
  * @param defaultTtl the TTL of requests that set none
  * @param defaultHolderLabel the holder label of requests that set none; {@code null} for none
  * @param defaultRetryPolicy the busy retry policy of requests that set none
@@ -36,6 +38,7 @@ record FenceRuntime(
     LeaseKeeper keeper,
     RenewingLease.Context keeping,
     FenceListener listener,
+    ObservedFence observer,
     Duration defaultTtl,
     String defaultHolderLabel,
     BusyRetryPolicy defaultRetryPolicy,
@@ -78,6 +81,8 @@ record FenceRuntime(
                 .retryOnException(e -> e instanceof TransientLeaseStoreException)
                 .build());
     AtomicBoolean closed = new AtomicBoolean();
+    // An observed fence hears of releases and losses as a listener does, beside the caller's.
+    FenceListener listener = b.observer == null ? b.listener : b.observer.beside(b.listener);
     return new FenceRuntime(
         store,
         keeper,
@@ -85,10 +90,11 @@ record FenceRuntime(
         keeper.context(
             releaseRetry,
             b.queryTimeout.plusSeconds(1).toNanos(),
-            b.listener,
+            listener,
             b.releaseOnJvmShutdown,
             closed),
-        b.listener,
+        listener,
+        b.observer,
         b.defaultTtl,
         b.defaultHolderLabel,
         b.retryPolicy,

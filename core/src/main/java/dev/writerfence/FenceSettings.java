@@ -30,6 +30,7 @@ abstract class FenceSettings {
   ReleaseSignal.Direct queueListenDirect; // null: listen on the data source
   Duration queryTimeout = WriterFence.DEFAULT_QUERY_TIMEOUT;
   FenceListener listener; // null: none
+  ObservedFence observer; // null: no observation registry
   Duration renewInterval; // null: a third of each lease's TTL
   boolean renews = true;
   boolean releaseOnJvmShutdown = true;
@@ -249,6 +250,25 @@ abstract class FenceSettings {
    */
   public WriterFence.Builder listener(FenceListener listener) {
     this.listener = Objects.requireNonNull(listener, "listener");
+    return (WriterFence.Builder) this;
+  }
+
+  /**
+   * Observes every acquire (its wait in the queue included) and every hold, until its release or
+   * loss, as Micrometer observations {@code writer.fence.acquire} and {@code writer.fence.hold}: in
+   * an application with Micrometer Tracing they are spans, children of the span current when the
+   * call began. Their keys are in docs/observability.md. Default none: then nothing is observed,
+   * and the fenced path allocates nothing for it. Needs {@code
+   * io.micrometer:micrometer-observation} on the class path (an optional dependency of core).
+   *
+   * @param registry the registry; never {@code null}; a no-op registry observes nothing
+   * @return this builder
+   * @throws NullPointerException when {@code registry} is null
+   */
+  public WriterFence.Builder observationRegistry(
+      io.micrometer.observation.ObservationRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
+    this.observer = registry.isNoop() ? null : new ObservedFence(registry, store);
     return (WriterFence.Builder) this;
   }
 

@@ -48,6 +48,7 @@ final class FencedCallFlow implements FencedCalls.Core {
   private final LeaseStore store;
   private final RenewingLease.Context keeping;
   private final FenceListener listener; // null: none, and nothing is told
+  private final ObservedFence observer; // null: no observation registry, and nothing is observed
   private final AtomicBoolean closed;
   private final Duration defaultTtl;
   private final String defaultLabel;
@@ -67,6 +68,7 @@ final class FencedCallFlow implements FencedCalls.Core {
     this.store = runtime.store();
     this.keeping = runtime.keeping();
     this.listener = runtime.listener();
+    this.observer = runtime.observer();
     this.closed = runtime.closed();
     this.defaultTtl = runtime.defaultTtl();
     this.defaultLabel = runtime.defaultHolderLabel();
@@ -91,6 +93,17 @@ final class FencedCallFlow implements FencedCalls.Core {
    */
   @Override
   public FencedCall enter(FencedCalls.Call call) {
+    return enter(call, null);
+  }
+
+  /**
+   * {@link #enter(FencedCalls.Call)}, observed or not. Without an observation registry it runs once
+   * with {@code watch} null; with one, a call that joins no hold is handed to the fence's {@link
+   * ObservedFence}, which calls this again with the acquire's observation.
+   *
+   * @param watch the acquire's observation, told of the queue's first answer; {@code null} for none
+   */
+  FencedCall enter(FencedCalls.Call call, ObservedFence.Acquire watch) {
     String fenceName = call.fenceName();
     BusyRetryPolicy policy = call.retryPolicy();
     String advisoryKey = call.advisoryKey();
@@ -111,6 +124,11 @@ final class FencedCallFlow implements FencedCalls.Core {
     }
     if (closed.get()) {
       throw closedException(fenceName);
+    }
+    if (observer != null && watch == null) {
+      // Observed only with a registry: without one no class of it is loaded and nothing is
+      // allocated for it.
+      return observer.held(this, call);
     }
 
     // 2. The local turn: a free turn with nobody waiting is taken at once, so the policy's wait
@@ -159,14 +177,16 @@ final class FencedCallFlow implements FencedCalls.Core {
         grant = new HeldLease.Grant(lease, holderToken, fencingToken, acquiredAt, expiresAt, sent);
       } else {
         attempts =
-            new AcquireAttempts(this, call, fenceName, label, ttl, policy, holderToken, queued);
+            new AcquireAttempts(
+                this, call, fenceName, label, ttl, policy, holderToken, queued, watch);
         attempts.answeredOnce(sent, answer == null);
       }
     }
     if (grant == null) {
       if (attempts == null) {
         attempts =
-            new AcquireAttempts(this, call, fenceName, label, ttl, policy, holderToken, queued);
+            new AcquireAttempts(
+                this, call, fenceName, label, ttl, policy, holderToken, queued, watch);
       }
       turn = attempts.takeTurn(turn, true);
       grant = attempts.acquire(turn, true).orElseThrow();
@@ -211,6 +231,22 @@ final class FencedCallFlow implements FencedCalls.Core {
       throw closedException(fenceName);
     }
     FencedCalls.Call call = FencedCalls.Call.of(request, null);
+    return observer == null
+        ? acquire(call, policy, busyThrows, null)
+        : observer.acquired(this, call, policy, busyThrows);
+  }
+
+  /**
+   * The rest of {@link #acquire(FenceRequest, BusyRetryPolicy, boolean)}.
+   *
+   * @param watch the acquire's observation; {@code null} for none
+   */
+  Optional<HeldLease> acquire(
+      FencedCalls.Call call,
+      BusyRetryPolicy policy,
+      boolean busyThrows,
+      ObservedFence.Acquire watch) {
+    String fenceName = call.fenceName();
     BusyRetryPolicy asked = policy != null ? policy : call.retryPolicy();
     String label = call.holderLabel() != null ? call.holderLabel() : defaultLabel;
     Duration ttl = call.ttl() != null ? call.ttl() : defaultTtl;
@@ -218,7 +254,8 @@ final class FencedCallFlow implements FencedCalls.Core {
     LocalTurns.Turn turn =
         Thread.currentThread().isInterrupted() ? null : turns.takeFree(fenceName);
     AcquireAttempts attempts =
-        new AcquireAttempts(this, call, fenceName, label, ttl, asked, UUID.randomUUID(), queued);
+        new AcquireAttempts(
+            this, call, fenceName, label, ttl, asked, UUID.randomUUID(), queued, watch);
     turn = attempts.takeTurn(turn, busyThrows);
     if (turn == null) {
       return Optional.empty();

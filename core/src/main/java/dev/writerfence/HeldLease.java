@@ -76,6 +76,10 @@ final class HeldLease implements FencedCall, FenceLease.State {
   private final Duration ttl;
   private final LocalTurns.Turn turn;
   private volatile FenceLease view; // made by the first view(), set once
+  // Its observation until its release or loss; null: the fence observes nothing. Set once, right
+  // after the hold was pushed; read by the listener calls of its release (this thread) and of its
+  // loss (the renewal thread).
+  volatile ObservedFence.Hold observation;
 
   // Who took it, for the audit's writer map: set before its entry is pushed, so every thread that
   // sees the entry (its own, or one it was carried to) sees it set.

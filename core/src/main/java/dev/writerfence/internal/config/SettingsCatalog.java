@@ -592,6 +592,22 @@ public final class SettingsCatalog {
                   + " TaskDecorator)")
           .build();
 
+  /**
+   * {@code observations.enabled}: whether the starter gives the fence the application's Micrometer
+   * observation registry.
+   */
+  public static final Setting<Boolean> OBSERVATIONS_ENABLED =
+      Setting.builder("observations.enabled", Kind.FLAG, v -> flag("observations.enabled", v))
+          .readBy(SPRING)
+          .defaultValue("true")
+          .allowed("true or false")
+          .example("false")
+          .javaApi("WriterFence.Builder.observationRegistry(…)")
+          .meaning(
+              "observe each acquire (its queue wait included) and each hold in the application's"
+                  + " ObservationRegistry: spans under Micrometer Tracing (docs/observability.md)")
+          .build();
+
   /** {@code fence.methods}: the methods the agent fences. */
   public static final Setting<String> FENCE_METHODS =
       Setting.builder("fence.methods", Kind.TEXT, v -> nonEmpty("fence.methods", v))
@@ -776,6 +792,7 @@ public final class SettingsCatalog {
           QUERY_TIMEOUT,
           ENABLED,
           TASK_CARRY_HOLDS,
+          OBSERVATIONS_ENABLED,
           FENCE_METHODS,
           FENCE_NAME,
           WEAVING_CHECK,

@@ -62,6 +62,8 @@ public final class FencedCalls {
    *     {@code null} for the first frame outside writer-fence's own packages
    * @param request the request these values came from, given to a listener; {@code null} when there
    *     is none (one is made if a listener needs it)
+   * @param site the annotated method's name template and busy outcome, for observations; {@code
+   *     null} for a call of the API
    */
   public record Call(
       String fenceName,
@@ -72,13 +74,24 @@ public final class FencedCalls {
       boolean interruptOnLoss,
       String advisoryKey,
       String takenBy,
-      FenceRequest request) {
+      FenceRequest request,
+      Site site) {
     /**
      * @param request the request; never {@code null}
      * @param takenBy as {@link Call#takenBy()}
      * @return the call of that request
      */
     public static Call of(FenceRequest request, String takenBy) {
+      return of(request, takenBy, null);
+    }
+
+    /**
+     * @param request the request; never {@code null}
+     * @param takenBy as {@link Call#takenBy()}
+     * @param site as {@link Call#site()}; {@code null} for none
+     * @return the call of that request
+     */
+    public static Call of(FenceRequest request, String takenBy, Site site) {
       Objects.requireNonNull(request, "request");
       OptionalInt priority = request.priority();
       return new Call(
@@ -90,7 +103,27 @@ public final class FencedCalls {
           request.interruptOnLoss(),
           request.advisoryKey().orElse(null),
           takenBy,
-          request);
+          request,
+          site);
+    }
+  }
+
+  /**
+   * Where a fenced call comes from, made once per annotated method: what an observation of its
+   * acquire names it by, and whether a busy fence skips it. Nothing reads it on the fenced path
+   * unless the fence has an observation registry.
+   *
+   * @param nameTemplate the annotation's fence name as written, {@code "corpus:{0}"} rather than a
+   *     resolved name: a bounded value, unlike the names it resolves to; never {@code null}
+   * @param skipsOnBusy whether the method returns an empty value when the fence stays busy ({@code
+   *     onBusy = SKIP}) rather than throwing
+   */
+  public record Site(String nameTemplate, boolean skipsOnBusy) {
+    /**
+     * @throws NullPointerException when {@code nameTemplate} is null
+     */
+    public Site {
+      Objects.requireNonNull(nameTemplate, "nameTemplate");
     }
   }
 

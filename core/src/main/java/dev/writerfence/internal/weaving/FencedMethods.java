@@ -127,6 +127,7 @@ public final class FencedMethods {
     private final FenceRequest constantRequest;
     private final FencedCalls.Call constantCall; // null unless the name is constant
     private final String takenBy; // the leases' taker, for the audit's writer map
+    private final FencedCalls.Site site; // the name template and busy outcome, for observations
 
     /**
      * The values {@link FencedMethodParser} read and checked from {@code a}; a constant name's
@@ -154,6 +155,7 @@ public final class FencedMethods {
       this.skip = skip;
       this.interruptOnLoss = a.interruptOnLoss();
       this.lazy = lazy;
+      this.site = new FencedCalls.Site(name.toString(), skip != null);
       retryPolicy(BusyRetryPolicy.defaults()); // names any retry value that breaks its rule now
       this.constantRequest =
           name.isConstant() && !retryOverridden && (advisoryKey == null || advisoryKey.isConstant())
@@ -167,7 +169,7 @@ public final class FencedMethods {
           constantRequest == null
               ? null
               : advisoryKey != null
-                  ? FencedCalls.Call.of(constantRequest, takenBy)
+                  ? FencedCalls.Call.of(constantRequest, takenBy, site)
                   : new FencedCalls.Call(
                       constantRequest.fenceName(),
                       holderLabel,
@@ -177,7 +179,8 @@ public final class FencedMethods {
                       interrupt,
                       null,
                       takenBy,
-                      null);
+                      null,
+                      site);
     }
 
     /**
@@ -313,10 +316,19 @@ public final class FencedMethods {
       BusyRetryPolicy policy = retryOverridden ? retryPolicy(fence.defaultRetryPolicy()) : null;
       if (advisoryKey != null) {
         String fenceName = name.resolve(args);
-        return FencedCalls.Call.of(build(fenceName, policy, keyText(args)), takenBy);
+        return FencedCalls.Call.of(build(fenceName, policy, keyText(args)), takenBy, site);
       }
       return new FencedCalls.Call(
-          name.resolve(args), holderLabel, ttl, policy, priority, interrupt, null, takenBy, null);
+          name.resolve(args),
+          holderLabel,
+          ttl,
+          policy,
+          priority,
+          interrupt,
+          null,
+          takenBy,
+          null,
+          site);
     }
 
     /**

@@ -150,9 +150,10 @@ public class WriterFenceAutoConfiguration {
    * The fence, from {@code writer-fence.*} ({@link WriterFenceProperties#builder}) on the backend's
    * {@link LeaseStore} bean; busy retry from the application's Resilience4j {@link RetryRegistry}
    * when it has a retry named {@code writer-fence}, bounded by {@code writer-fence.retry.max-wait}
-   * when that is set. Every {@link FenceListener} bean gets its events. Closed by {@link
-   * WriterFenceShutdown} before any DataSource closes; the {@code close()} Spring infers for it
-   * afterwards finds it closed and does nothing.
+   * when that is set. Every {@link FenceListener} bean gets its events; the application's
+   * observation registry observes acquires and holds ({@link WriterFenceObservations}). Closed by
+   * {@link WriterFenceShutdown} before any DataSource closes; the {@code close()} Spring infers for
+   * it afterwards finds it closed and does nothing.
    */
   @Bean
   @ConditionalOnMissingBean
@@ -162,11 +163,16 @@ public class WriterFenceAutoConfiguration {
       WriterFenceSchemaInitializer schemaInitializer,
       ObjectProvider<FenceListener> listeners,
       ObjectProvider<RetryRegistry> retryRegistry,
-      ObjectProvider<LeaseStore> store) {
+      ObjectProvider<LeaseStore> store,
+      ObjectProvider<WriterFenceObservations> observations) {
     LeaseStore backend = store.getIfUnique(() -> properties.createStore(dataSource.dataSource()));
+    WriterFence.Builder builder = properties.builder(backend);
+    WriterFenceObservations observed = observations.getIfUnique();
+    if (observed != null) {
+      observed.applyTo(builder);
+    }
     WriterFence fence =
-        properties
-            .builder(backend)
+        builder
             .defaultHolderLabel(defaultHolderLabel(properties))
             .retryPolicy(busyRetryPolicy(properties, retryRegistry))
             .listener(CompositeFenceListener.of(listeners.orderedStream().toList()))

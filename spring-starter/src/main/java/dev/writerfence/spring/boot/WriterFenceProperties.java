@@ -50,6 +50,9 @@ public class WriterFenceProperties extends WriterFenceConfiguration
   /** Spring Boot's task executor and scheduler ({@code writer-fence.task.*}). */
   private final Task task = new Task();
 
+  /** The fence's Micrometer observations ({@code writer-fence.observations.*}). */
+  private final Observations observations = new Observations();
+
   /** Set by Spring before binding: where the {@code writer-fence.*} keys are judged. */
   private Environment environment;
 
@@ -82,6 +85,10 @@ public class WriterFenceProperties extends WriterFenceConfiguration
 
   public Task getTask() {
     return task;
+  }
+
+  public Observations getObservations() {
+    return observations;
   }
 
   /**
@@ -170,6 +177,23 @@ public class WriterFenceProperties extends WriterFenceConfiguration
 
     public void setCarryHolds(boolean carryHolds) {
       this.carryHolds = carryHolds;
+    }
+  }
+
+  /** The fence's Micrometer observations ({@code writer-fence.observations.*}). */
+  public static class Observations {
+    /**
+     * Whether the fence observes each acquire (its queue wait included) and each hold in the
+     * application's ObservationRegistry: spans under Micrometer Tracing.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
     }
   }
 
