@@ -27,39 +27,93 @@ final class AgentSection {
   static void write(Path out, String imagePrefix, StringBuilder md, List<String[]> targets)
       throws IOException {
     md.append("\n### Agent start-up and audit advice\n\n");
-    JsonNode startup = RunFiles.readOrNull(out, "agent-startup.json");
-    if (startup != null) {
-      long cost = startup.path("costMillis").asLong();
-      md.append(
-          String.format(
-              Locale.ROOT,
-              "Start-up, from the agent module's own harness (`StartupCost`: a small application"
-                  + " started with and without the agent, alternating, median of %d each): wall"
-                  + " %d ms without, %d ms with, **%d ms** added; CPU %d ms without, %d ms with."
-                  + " Its output: `%s`%n",
-              startup.path("runs").asInt(),
-              startup.path("withoutAgentMillis").asLong(),
-              startup.path("withAgentMillis").asLong(),
-              cost,
-              startup.path("cpuWithoutAgentMillis").asLong(),
-              startup.path("cpuWithAgentMillis").asLong(),
-              startup.path("output").asText().replace('\n', ' ').replace('`', '\'')));
-      Targets.add(
-          targets,
-          "agent start-up overhead",
-          "< 300 ms",
-          cost + " ms",
-          cost < 300,
-          cost < 300 ? "" : String.format(Locale.ROOT, "%d ms over", cost - 300));
-    } else {
+    startup(out, md, targets);
+    AuditSection.write(out, imagePrefix, md, targets);
+    propagation(out, md);
+  }
+
+  /** The start-up target, as the target rows name it (a JDK's name follows). */
+  static final String STARTUP_TARGET =
+      "start-up added ≤ 300 ms, propagation on, audit on and one fenced class";
+
+  /** The start-up goal: wall time added, milliseconds. */
+  private static final long STARTUP_BOUND_MILLIS = 300;
+
+  /**
+   * The start-up paragraph and one target row for each JDK: this run's JVM ({@code
+   * agent-startup.json}) and Temurin 25 ({@code agent-startup-25.json}); judged on the median wall
+   * time added, with the CPU time added beside it.
+   */
+  static void startup(Path out, StringBuilder md, List<String[]> targets) throws IOException {
+    JsonNode main = RunFiles.readOrNull(out, "agent-startup.json");
+    if (main == null) {
       md.append(
           "Start-up: gap; the agent module's harness (agent/target/test-classes) was not"
               + " built when this run was made.\n");
       Targets.add(
-          targets, "agent start-up overhead", "< 300 ms", "gap: harness not built", null, "");
+          targets,
+          STARTUP_TARGET,
+          "≤ " + STARTUP_BOUND_MILLIS + " ms wall",
+          "gap: harness not built",
+          null,
+          "");
+      return;
     }
-    AuditSection.write(out, imagePrefix, md, targets);
-    propagation(out, md);
+    String java = main.path("java").asText("");
+    startup(main, java.isEmpty() ? "this run's JVM" : "Java " + java, md, targets);
+    JsonNode jdk25 = RunFiles.readOrNull(out, "agent-startup-25.json");
+    if (jdk25 != null) {
+      startup(jdk25, "Temurin 25", md, targets);
+    } else if (!java.equals("25")) {
+      Targets.add(
+          targets,
+          STARTUP_TARGET + " (Temurin 25)",
+          "≤ " + STARTUP_BOUND_MILLIS + " ms wall",
+          "gap: no Temurin 25 in this run",
+          null,
+          "");
+    }
+  }
+
+  private static void startup(JsonNode r, String jdk, StringBuilder md, List<String[]> targets) {
+    long wall = r.path("costMillis").asLong();
+    long cpuWithout = r.path("cpuWithoutAgentMillis").asLong(-1);
+    long cpuWith = r.path("cpuWithAgentMillis").asLong(-1);
+    String cpu =
+        cpuWithout < 0 || cpuWith < 0
+            ? "CPU not measured"
+            : "+" + (cpuWith - cpuWithout) + " ms CPU";
+    int runs = r.path("runs").asInt();
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Start-up on %s, from the agent module's own harness (`StartupCost`: a small"
+                + " application started with and without the agent, alternating, median of %d"
+                + " each; `audit.mode=log`, propagation on, its fenced class loads): wall %d ms"
+                + " without, %d ms with, **%d ms** added; CPU %d ms without, %d ms with."
+                + " Its output: `%s`%n%n",
+            jdk,
+            runs,
+            r.path("withoutAgentMillis").asLong(),
+            r.path("withAgentMillis").asLong(),
+            wall,
+            cpuWithout,
+            cpuWith,
+            r.path("output").asText().replace('\n', ' ').replace('`', '\'')));
+    boolean pass = wall <= STARTUP_BOUND_MILLIS;
+    Targets.add(
+        targets,
+        STARTUP_TARGET + " (" + jdk + ")",
+        "≤ " + STARTUP_BOUND_MILLIS + " ms wall",
+        String.format(Locale.ROOT, "+%d ms wall, %s (median of %d paired runs)", wall, cpu, runs),
+        pass,
+        pass
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                "%d ms over: Byte Buddy's build when the fenced class loads, about 1 s of CPU;"
+                    + " agent/README.md",
+                wall - STARTUP_BOUND_MILLIS));
   }
 
   /**
