@@ -212,7 +212,9 @@ public final class BenchmarkMain {
    * The audit advice's cost: {@link AuditBenchmark} without the agent (in this JVM when the plan
    * does not fork) and, when the plan forks and the agent jar is built, in a fork with the agent in
    * audit mode {@code log} over the benchmark's {@code audited} directory. The agent's own report
-   * goes to {@code audit-report.json}: it must list the unfenced write's call site only.
+   * goes to {@code audit-report.json}: it must list the unfenced write's call site only. A third
+   * fork runs {@link AuditBenchmark#ENFORCE_METHODS} in audit mode {@code enforce} into {@code
+   * audit-enforce.json}.
    */
   private static void audit(Plan plan, BenchTarget target, Path out) throws Exception {
     Path dir = Files.createTempDirectory("writer-fence-audit-bench");
@@ -235,6 +237,22 @@ public final class BenchmarkMain {
               "-Dwriter-fence.audit.mode=log",
               "-Dwriter-fence.audit.paths=" + audited,
               "-Dwriter-fence.audit.report=" + out.resolve("audit-report.json"))
+          .run();
+      step("audit advice: file calls in a fork with the agent (audit.mode=enforce)");
+      // Enforce mode resolves real paths for writes outside the roots (ADR 0074); the unfenced
+      // writes would be refused there, so only the methods it lets through run.
+      jmh(
+              plan,
+              target,
+              out,
+              "audit-enforce.json",
+              AuditBenchmark.class,
+              1,
+              dirArg,
+              "-javaagent:" + AGENT_JAR.toAbsolutePath(),
+              "-Dwriter-fence.audit.mode=enforce",
+              "-Dwriter-fence.audit.paths=" + audited)
+          .only(AuditBenchmark.ENFORCE_METHODS)
           .run();
     }
   }
@@ -325,6 +343,15 @@ public final class BenchmarkMain {
   private record Jmh(ChainedOptionsBuilder options) {
     Jmh param(String name, String... values) {
       options.param(name, values);
+      return this;
+    }
+
+    /**
+     * Runs only these methods of the benchmark class: every other method's name is excluded (JMH
+     * runs what an include matches and no exclude does).
+     */
+    Jmh only(List<String> methods) {
+      options.exclude("\\.(?!(?:" + String.join("|", methods) + ")$)[^.]+$");
       return this;
     }
 

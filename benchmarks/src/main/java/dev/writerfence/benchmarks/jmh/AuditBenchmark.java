@@ -13,6 +13,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.gaul.s3proxy.BlobStores;
@@ -43,6 +44,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * the agent and in one with {@code -javaagent} and {@code audit.mode=log}, {@code
  * audit.paths=DIR/audited}; the difference per method is the advice's cost. No network, no
  * database: a no-op lease store grants the fence.
+ *
+ * <p>A third fork runs the methods that are not refused there ({@link #ENFORCE_METHODS}) with
+ * {@code audit.mode=enforce}, which compares a path that matches no audited root as text again by
+ * its real path (its nearest existing ancestor resolved per write): {@code outside} and {@code
+ * gateOutside} pay that resolution, {@code fencedWrite} and {@code gateFencedWrite} match as text.
+ * The unfenced writes are not run there: enforce mode refuses them.
  *
  * <ul>
  *   <li>{@code outside}: {@code FileOutputStream} open and close outside {@code audit.paths}:
@@ -75,6 +82,13 @@ import software.amazon.awssdk.services.s3.S3Client;
 public class AuditBenchmark {
   /** System property: the directory whose {@code audited} subdirectory is {@code audit.paths}. */
   public static final String DIR = "bench.audit.dir";
+
+  /**
+   * The methods an {@code audit.mode=enforce} fork runs: those it does not refuse (no unfenced
+   * write under {@code audit.paths}).
+   */
+  public static final List<String> ENFORCE_METHODS =
+      List.of("outside", "fencedWrite", "gateRead", "gateOutside", "gateFencedWrite");
 
   /** {@code RandomAccessFile}'s internal read-only open mode, as its advice passes it. */
   private static final int READ_ONLY = 1;

@@ -13,8 +13,9 @@ import org.jfree.data.category.DefaultCategoryDataset;
 
 /**
  * The audit advice part of the report: each audited file call with and without the agent, the same
- * judgement on the gate calls alone, and what an unfenced write adds as a share of the cheapest
- * real writes the audit guards; each with its target.
+ * judgement on the gate calls alone, the calls enforce mode lets through in its own fork, and what
+ * an unfenced write adds as a share of the cheapest real writes the audit guards; each with its
+ * target.
  */
 final class AuditSection {
   private final Path out;
@@ -120,6 +121,7 @@ final class AuditSection {
             + " agent's report of the last, `audit-report.json` beside the JSON, lists"
             + " `unfencedWrite`'s call site alone.\n");
     gate(without, with);
+    enforce(without, with, JmhResults.read(out.resolve("audit-enforce.json")));
     share(without, with);
     if (chart.getColumnCount() > 0) {
       Charts.bars(
@@ -172,6 +174,56 @@ final class AuditSection {
           Double.isNaN(added) ? null : added < 200,
           added < 200 ? "medians" : String.format(Locale.ROOT, "%.0f ns over", added - 200));
     }
+  }
+
+  /**
+   * The calls enforce mode lets through, measured in a third fork ({@code audit.mode=enforce})
+   * beside the log fork's: fastest samples and medians, with enforce − log on medians. Nothing is
+   * written when that fork did not run (an older run's directory).
+   */
+  private void enforce(List<Row> without, List<Row> log, List<Row> enforce) {
+    if (enforce.isEmpty()) {
+      return;
+    }
+    md.append(
+        "\nEnforce mode (a third fork, `audit.mode=enforce`, the unfenced writes left out: it"
+            + " refuses them): a write whose path matches no audited root as text is compared again"
+            + " by its real path (nearest existing ancestor resolved per write), so the `outside`"
+            + " rows pay that resolution while writes under `audit.paths` match as text.\n\n"
+            + "| call | without the agent: fastest, median (ns) | log: fastest, median (ns)"
+            + " | enforce: fastest, median (ns) | enforce − log, medians (ns) |\n"
+            + "| --- | --- | --- | --- | --- |\n");
+    for (String method :
+        new String[] {"outside", "fencedWrite", "gateRead", "gateOutside", "gateFencedWrite"}) {
+      Optional<Row> a = JmhResults.find(without, method);
+      Optional<Row> b = JmhResults.find(log, method);
+      Optional<Row> c = JmhResults.find(enforce, method);
+      if (c.isEmpty()) {
+        continue;
+      }
+      double logMedian = b.map(r -> r.percentile("50.0")).orElse(Double.NaN);
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %s | %s |%n",
+              enforceLabel(method),
+              fastestMedian(a),
+              fastestMedian(b),
+              fastestMedian(c),
+              fmt(c.get().percentile("50.0") - logMedian)));
+    }
+  }
+
+  private static String fastestMedian(Optional<Row> row) {
+    return row.map(r -> fmt(r.percentile("0.0")) + ", " + fmt(r.percentile("50.0"))).orElse("—");
+  }
+
+  private static String enforceLabel(String method) {
+    if (!method.startsWith("gate")) {
+      return auditLabel(method);
+    }
+    String call = Character.toLowerCase(method.charAt(4)) + method.substring(5);
+    return auditLabel(call) + ", gate alone";
   }
 
   /**
