@@ -13,6 +13,10 @@ import dev.writerfence.spring.actuate.WriterFenceEndpoint;
 import dev.writerfence.store.lease.PgLeaseStore;
 import dev.writerfence.testing.EmbeddedDatabase;
 import dev.writerfence.testing.FenceNames;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -25,7 +29,7 @@ class WriterFenceEndpointQueueTest {
   private static final Duration TTL = Duration.ofSeconds(60);
 
   @Test
-  void aLapsedTicketIsListedLastAsLapsedAndNotCounted() {
+  void aLapsedTicketIsListedLastAsLapsedAndNotCounted() throws SQLException {
     EmbeddedDatabase db = EmbeddedDatabase.get();
     PgLeaseStore store =
         new PgLeaseStore(db.dataSource(), FenceSchema.DEFAULT_SCHEMA, Duration.ofSeconds(5));
@@ -38,27 +42,50 @@ class WriterFenceEndpointQueueTest {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(() -> store.queue(name).stream().noneMatch(QueuedWaiter::isWaiting));
-      store.enqueue(live);
+      // Another session is changing the lapsed ticket (as a waiter's poll under way would): no
+      // statement deletes a row another session is changing, so the enqueue below leaves it, and
+      // it stays listed as lapsed. Otherwise the fence's next use deletes it at once.
+      try (Connection pinned = db.dataSource().getConnection()) {
+        pinned.setAutoCommit(false);
+        lockTicket(pinned, name, "gone");
+        store.enqueue(live);
 
-      WriterFenceEndpoint.Lease lease = new WriterFenceEndpoint(fence).lease(name);
+        WriterFenceEndpoint.Lease lease = new WriterFenceEndpoint(fence).lease(name);
 
-      assertThat(lease.state()).isEqualTo("held");
-      assertThat(lease.waiters()).isEqualTo(1);
-      assertThat(lease.queue())
-          .extracting(
-              WriterFenceEndpoint.Waiter::holderLabel,
-              WriterFenceEndpoint.Waiter::place,
-              WriterFenceEndpoint.Waiter::state)
-          .containsExactly(tuple("live", 1, "waiting"), tuple("gone", null, "lapsed"));
-      assertThat(new WriterFenceEndpoint(fence).leases().leases())
-          .filteredOn(l -> l.fenceName().equals(name))
-          .singleElement()
-          .extracting(WriterFenceEndpoint.Lease::waiters)
-          .isEqualTo(1);
+        assertThat(lease.state()).isEqualTo("held");
+        assertThat(lease.waiters()).isEqualTo(1);
+        assertThat(lease.queue())
+            .extracting(
+                WriterFenceEndpoint.Waiter::holderLabel,
+                WriterFenceEndpoint.Waiter::place,
+                WriterFenceEndpoint.Waiter::state)
+            .containsExactly(tuple("live", 1, "waiting"), tuple("gone", null, "lapsed"));
+        assertThat(new WriterFenceEndpoint(fence).leases().leases())
+            .filteredOn(l -> l.fenceName().equals(name))
+            .singleElement()
+            .extracting(WriterFenceEndpoint.Lease::waiters)
+            .isEqualTo(1);
+        pinned.rollback();
+      }
     } finally {
       store.leaveQueue(name, live.waiterToken());
       store.leaveQueue(name, gone.waiterToken());
       held.release();
+    }
+  }
+
+  private static void lockTicket(Connection connection, String name, String label)
+      throws SQLException {
+    try (PreparedStatement lock =
+        connection.prepareStatement(
+            "SELECT 1 FROM "
+                + FenceSchema.DEFAULT_SCHEMA
+                + ".waiter WHERE fence_name = ? AND holder_label = ? FOR UPDATE")) {
+      lock.setString(1, name);
+      lock.setString(2, label);
+      try (ResultSet rs = lock.executeQuery()) {
+        assertThat(rs.next()).as("the lapsed ticket is still a row").isTrue();
+      }
     }
   }
 }
