@@ -92,7 +92,8 @@ public final class CarriedTasks {
    */
   public static CarriedHolds.Scope restore(Object task) {
     CarriedHolds carried = task == null || CARRIED.isEmpty() ? null : CARRIED.get(new Key(task));
-    return (carried == null ? CarriedHolds.none() : carried).restore();
+    CarriedHolds.Scope holds = (carried == null ? CarriedHolds.none() : carried).restore();
+    return task != null && HandOvers.recording() ? HandOvers.runningTask(task, holds) : holds;
   }
 
   /**
@@ -109,22 +110,48 @@ public final class CarriedTasks {
    * handed to {@code ThreadPoolExecutor.execute}) in one that restores the current thread's holds;
    * a JDK task that is followed by its object is attached instead and returned as it is.
    *
+   * <p>While the audit records hand-overs ({@link HandOvers}), the submitter's call site is
+   * remembered too: a JDK task by its object, any other task in a wrapper that marks the thread
+   * running it.
+   *
    * @param task the task handed off; {@code null} is returned as it is
-   * @return {@code task}, or its wrapper when the thread holds a valid lease
+   * @return {@code task}, or its wrapper when the thread holds a valid lease or the audit records
+   *     hand-overs
    */
   public static Runnable handOff(Runnable task) {
-    if (task == null || !HeldFenceStack.holds(null)) {
+    if (task == null) {
+      return null;
+    }
+    Object from = HandOvers.submitter(); // null while the audit is off: no walk
+    boolean holds = HeldFenceStack.holds(null);
+    if (!holds && from == null) {
       return task;
     }
     if (task instanceof java.util.concurrent.FutureTask
         || task instanceof java.util.concurrent.ForkJoinTask) {
-      if (!CARRIED.containsKey(new Key(task))) {
+      if (holds && !CARRIED.containsKey(new Key(task))) {
         attach(task); // created outside the hold, handed off inside it
+      }
+      if (from != null) {
+        HandOvers.remember(task, from);
       }
       return task;
     }
-    CarriedHolds carried = CarriedHolds.capture();
+    CarriedHolds carried = holds ? CarriedHolds.capture() : CarriedHolds.none();
+    if (from != null) {
+      return () -> runHandedOver(from, carried, task);
+    }
     return carried.isEmpty() ? task : () -> runCarrying(carried, task);
+  }
+
+  /** Runs a task handed off while the audit records hand-overs, marked with its submitter. */
+  private static void runHandedOver(Object from, CarriedHolds carried, Runnable task) {
+    CarriedHolds.Scope mark = HandOvers.runningFrom(from, () -> {});
+    try {
+      runCarrying(carried, task);
+    } finally {
+      mark.close();
+    }
   }
 
   /**

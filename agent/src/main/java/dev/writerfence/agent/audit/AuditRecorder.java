@@ -102,7 +102,14 @@ final class AuditRecorder implements AuditGate.Sink {
     SiteWrites row;
     try {
       // The walk starts here: every frame between it and the call site costs the walk.
-      row = record(write, operation, callSites.find(depth(client, operation)), null, null, null);
+      row =
+          record(
+              write,
+              operation,
+              CallSites.handedOver(callSites.find(depth(client, operation))),
+              null,
+              null,
+              null);
       if (row == null) {
         return; // a library thread continuing a logical write judged where it started
       }
@@ -260,6 +267,14 @@ final class AuditRecorder implements AuditGate.Sink {
     if (found > depth.get()) {
       depth.accumulateAndGet(found, Math::max);
     }
+  }
+
+  /**
+   * @return the current thread's call site, to remember where it hands a task over; {@code null}
+   *     when its stack has neither an application nor a wrapper frame
+   */
+  Object submitter() {
+    return callSites.find().orElse(null);
   }
 
   /**

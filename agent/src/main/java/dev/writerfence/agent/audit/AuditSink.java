@@ -1,6 +1,7 @@
 package dev.writerfence.agent.audit;
 
 import dev.writerfence.bootstrap.AuditGate;
+import dev.writerfence.bootstrap.HandOvers;
 import java.util.List;
 
 /**
@@ -14,6 +15,8 @@ final class AuditSink {
   static void install(AuditSettings settings, List<ClientAudit> clients) {
     AuditRecorder recorder = new AuditRecorder(settings, clients);
     AuditGate.install(recorder);
+    // Costs a stack walk per task handed to a JDK executor, only while the audit is on.
+    HandOvers.recordSubmitters(recorder::submitter);
     new AuditControl(recorder, settings.report()).start();
   }
 }

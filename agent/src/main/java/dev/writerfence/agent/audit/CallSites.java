@@ -1,7 +1,9 @@
 package dev.writerfence.agent.audit;
 
+import dev.writerfence.bootstrap.HandOvers;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -16,7 +18,8 @@ import java.util.Set;
  * (a Camel route's producer), that frame is its call site: a write is never passed for want of an
  * application frame when a wrapper made it. With neither (a multipart part, an async continuation
  * of the storage client itself) it belongs to a logical write that was judged on the thread that
- * started it.
+ * started it. A wrapper's frame on a thread running a task handed over through a JDK executor names
+ * the application frame that submitted the task too ({@link #handedOver}).
  */
 final class CallSites {
   /**
@@ -166,7 +169,8 @@ final class CallSites {
             }
           }
           int wrapperAt = firstWrapperAt;
-          return Optional.ofNullable(firstWrapper).map(w -> new Site(w, null, wrapperAt));
+          return Optional.ofNullable(firstWrapper)
+              .map(w -> new Site(w, null, wrapperAt, true, null));
         });
   }
 
@@ -182,11 +186,24 @@ final class CallSites {
     private final String method;
     private final int bci;
     private final int depth;
+    private final boolean library; // a wrapper library's frame: the stack had no application frame
+    private final Site from; // null: not named by the hand-over that brought the write here
 
     Site(StackWalker.StackFrame frame, StackWalker.StackFrame wrapper, int depth) {
+      this(frame, wrapper, depth, false, null);
+    }
+
+    private Site(
+        StackWalker.StackFrame frame,
+        StackWalker.StackFrame wrapper,
+        int depth,
+        boolean library,
+        Site from) {
       this.frame = frame;
       this.wrapper = wrapper;
       this.depth = depth;
+      this.library = library;
+      this.from = from;
       this.type = frame.getDeclaringClass();
       this.method = frame.getMethodName();
       this.bci = frame.getByteCodeIndex();
@@ -201,10 +218,30 @@ final class CallSites {
     }
 
     /**
-     * @return {@code class.method(File.java:line)}
+     * @return {@code true} when this is a wrapper library's frame, the stack having no application
+     *     frame
+     */
+    boolean isLibrary() {
+      return library;
+    }
+
+    /**
+     * @param submitter the call site of the thread that handed the running task over
+     * @return this site, described as handed over from {@code submitter}
+     */
+    Site handedOverFrom(Site submitter) {
+      return new Site(frame, wrapper, depth, library, submitter);
+    }
+
+    /**
+     * @return {@code class.method(File.java:line)}, followed by {@code handed over from
+     *     class.method(File.java:line)} when the write's own stack named only a library and the
+     *     task it ran in was handed over from an application frame
      */
     String describe() {
-      return describe(frame);
+      return from == null
+          ? describe(frame)
+          : describe(frame) + " handed over from " + from.describe();
     }
 
     /**
@@ -231,13 +268,32 @@ final class CallSites {
       return o instanceof Site other
           && type == other.type
           && bci == other.bci
-          && method.equals(other.method);
+          && method.equals(other.method)
+          && Objects.equals(from, other.from);
     }
 
     @Override
     public int hashCode() {
-      return (System.identityHashCode(type) * 31 + method.hashCode()) * 31 + bci;
+      return ((System.identityHashCode(type) * 31 + method.hashCode()) * 31 + bci) * 31
+          + Objects.hashCode(from);
     }
+  }
+
+  /**
+   * The call site of a write as the task it runs in names it: a site that is only a wrapper
+   * library's frame, on a thread running a task handed over through a JDK executor while the audit
+   * recorded hand-overs, is described with the submitter's call site.
+   *
+   * @param site the write's own call site, as {@link #find(int)} gave it
+   * @return {@code site}, or it handed over from the submitter
+   */
+  static Optional<Site> handedOver(Optional<Site> site) {
+    if (site.isEmpty() || !site.get().isLibrary()) {
+      return site;
+    }
+    return HandOvers.current() instanceof Site submitter
+        ? Optional.of(site.get().handedOverFrom(submitter))
+        : site;
   }
 
   boolean isApplication(String className) {

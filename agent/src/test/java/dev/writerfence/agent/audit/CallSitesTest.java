@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.acme.sites.TwoCallSites;
 import dev.writerfence.WriterFence;
+import dev.writerfence.bootstrap.CarriedTasks;
+import dev.writerfence.bootstrap.HandOvers;
 import dev.writerfence.config.ProcessFence;
 import dev.writerfence.internal.weaving.FencedMethods;
 import dev.writerfence.schema.FenceSchema;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.example.wrapper.BucketTemplate;
@@ -131,6 +134,47 @@ class CallSitesTest {
     assertThat(site.libraryCall())
         .matches(
             "org\\.example\\.wrapper\\.BucketTemplate\\.store\\(BucketTemplate\\.java:\\d+\\)");
+  }
+
+  @Test
+  void aWrapperSiteOnAHandedOverTaskNamesTheSubmitterAndAnApplicationSiteStaysItself()
+      throws Exception {
+    CallSites withWrapper =
+        new CallSites(List.of("software.amazon.awssdk."), List.of("org.example.wrapper"));
+    CallSites.Site submitter = TwoCallSites.viaWrapper(() -> withWrapper.find().orElseThrow());
+    List<Optional<CallSites.Site>> found = Collections.synchronizedList(new ArrayList<>());
+    Runnable libraryTask =
+        () -> found.add(CallSites.handedOver(BucketTemplate.store(() -> withWrapper.find())));
+
+    HandOvers.recordSubmitters(() -> submitter);
+    Runnable handedOver;
+    try {
+      handedOver = CarriedTasks.handOff(libraryTask);
+    } finally {
+      HandOvers.recordSubmitters(null);
+    }
+    runOnNewThread(handedOver); // a stack with no application frame, as a pool's thread has
+    runOnNewThread(libraryTask); // not handed over through the agent
+    found.add(CallSites.handedOver(Optional.of(submitter))); // an application site
+
+    assertThat(handedOver).isNotSameAs(libraryTask);
+    assertThat(found).allSatisfy(s -> assertThat(s).isPresent());
+    assertThat(found.get(0).orElseThrow().describe())
+        .matches(
+            "org\\.example\\.wrapper\\.BucketTemplate\\.store\\(BucketTemplate\\.java:\\d+\\)"
+                + " handed over from "
+                + "com\\.acme\\.sites\\.TwoCallSites\\.viaWrapper\\(TwoCallSites\\.java:\\d+\\)");
+    assertThat(found.get(0).orElseThrow()).isNotEqualTo(found.get(1).orElseThrow());
+    assertThat(found.get(1).orElseThrow().describe())
+        .matches(
+            "org\\.example\\.wrapper\\.BucketTemplate\\.store\\(BucketTemplate\\.java:\\d+\\)");
+    assertThat(found.get(2).orElseThrow()).isSameAs(submitter);
+  }
+
+  private static void runOnNewThread(Runnable task) throws InterruptedException {
+    Thread thread = new Thread(task);
+    thread.start();
+    thread.join();
   }
 
   /** Every class in the jar or folder of {@code anchor}, at any depth: read apart from the code. */
